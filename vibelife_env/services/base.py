@@ -1,0 +1,308 @@
+"""The service framework: an in-memory SQLite backend exposing typed, atomic tools.
+
+A service subclass declares::
+
+    class NotesService(Service):
+        name = "notes"
+        SCHEMA = "CREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT NOT NULL);"
+
+        @tool
+        def add_note(self, body: str) -> dict:
+            '''Store a note.
+
+            Args:
+                body: The note text.
+            '''
+            cur = self.execute("INSERT INTO notes (body) VALUES (?)", (body,))
+            return {"id": cur.lastrowid}
+
+Every call runs inside a SQLite savepoint: if the tool raises (a :class:`ToolError` for
+agent mistakes, anything else for bugs), the savepoint is rolled back, the tables are
+exactly as before, and the agent receives ``{"error": ..., "code": ...}``.
+
+Time comes only from ``self.ctx.clock`` and randomness only from ``self.ctx.rng``, both
+owned by the world, so a run is a pure function of task, seed and actions.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sqlite3
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any, ClassVar
+
+import numpy as np
+
+from vibelife_env.clock import VirtualClock
+from vibelife_env.errors import ToolError
+from vibelife_env.services.tooling import ToolProvider, ToolSpec, tool
+
+__all__ = ["Service", "ServiceContext", "ToolError", "open_db", "schema_from", "tool"]
+
+
+@dataclass
+class ServiceContext:
+    """What the world lends every service: its clock and its seeded generator."""
+
+    clock: VirtualClock
+    rng: np.random.Generator = field(default_factory=lambda: np.random.default_rng(0))
+
+
+def schema_from(module_file: str, filename: str = "schema.sql") -> str:
+    """Read the DDL file that sits beside a service module (``SCHEMA = schema_from(__file__)``)."""
+    return (Path(module_file).parent / filename).read_text(encoding="utf-8")
+
+
+def open_db() -> sqlite3.Connection:
+    """A fresh in-memory database in autocommit mode (savepoints give atomicity)."""
+    conn = sqlite3.connect(":memory:", isolation_level=None, check_same_thread=False)
+    conn.row_factory = sqlite3.Row
+    conn.execute("PRAGMA foreign_keys = ON")
+    return conn
+
+
+class Service(ToolProvider):
+    """Base of the 22 mock backends.
+
+    Class attributes:
+        name: Service key, e.g. ``"email"``; agent tools are ``email__<tool>``.
+        SCHEMA: DDL creating the service's tables (the public spec's names and columns).
+    """
+
+    SCHEMA: ClassVar[str] = ""
+
+    def __init__(self, ctx: ServiceContext, image: bytes | None = None) -> None:
+        self.ctx = ctx
+        self.conn = open_db()
+        if image is not None:
+            self.conn.deserialize(image)
+            self.conn.execute("PRAGMA foreign_keys = ON")
+        else:
+            self.conn.executescript(self.SCHEMA)
+            self.on_create()
+
+    # ----------------------------------------------------------------- lifecycle
+    def on_create(self) -> None:
+        """Hook run once on a fresh database, before seed data (e.g. insert defaults)."""
+
+    def after_seed(self) -> None:
+        """Hook run once after seed data is loaded (e.g. create system folders)."""
+
+    def serialize(self) -> bytes:
+        """The database image (cheap to copy, exact on restore)."""
+        return self.conn.serialize()
+
+    def restore(self, image: bytes) -> None:
+        """Replace the whole database with a serialized image."""
+        self.conn.deserialize(image)
+        self.conn.execute("PRAGMA foreign_keys = ON")
+
+    def digest(self) -> str:
+        """SHA-256 of the logical contents (every table's rows, ordered)."""
+        h = hashlib.sha256()
+        tables = [
+            r[0]
+            for r in self.conn.execute(
+                "SELECT name FROM sqlite_master WHERE type='table' AND name NOT LIKE 'sqlite_%' ORDER BY name"
+            )
+        ]
+        for t in tables:
+            h.update(t.encode())
+            for row in self.conn.execute(f'SELECT * FROM "{t}" ORDER BY rowid'):
+                h.update(json.dumps(list(row), default=str, ensure_ascii=False).encode())
+        return h.hexdigest()
+
+    # ------------------------------------------------------------------ calling
+    def invoke(self, spec: ToolSpec, kwargs: dict[str, Any]) -> Any:
+        """Run a tool atomically inside a savepoint."""
+        conn = self.conn
+        conn.execute("SAVEPOINT vl_call")
+        try:
+            result = spec.method(self, **kwargs)
+            if isinstance(result, dict) and "error" in result and "code" in result:
+                raise ToolError(str(result["code"]), str(result["error"]))
+        except ToolError as exc:
+            conn.execute("ROLLBACK TO vl_call")
+            conn.execute("RELEASE vl_call")
+            return exc.as_result()
+        except Exception as exc:  # a bug in a tool must not corrupt the world or crash the run
+            conn.execute("ROLLBACK TO vl_call")
+            conn.execute("RELEASE vl_call")
+            return {
+                "error": f"internal error in {self.name}.{spec.name}: {type(exc).__name__}: {exc}",
+                "code": "INTERNAL_ERROR",
+            }
+        conn.execute("RELEASE vl_call")
+        return result
+
+    # ------------------------------------------------------------------ SQL helpers
+    def execute(self, sql: str, params: Sequence[Any] | Mapping[str, Any] = ()) -> sqlite3.Cursor:
+        """Execute one statement."""
+        return self.conn.execute(sql, params)
+
+    def query(self, sql: str, params: Sequence[Any] | Mapping[str, Any] = ()) -> list[dict[str, Any]]:
+        """Rows as plain dicts."""
+        return [dict(r) for r in self.conn.execute(sql, params)]
+
+    def query_one(self, sql: str, params: Sequence[Any] | Mapping[str, Any] = ()) -> dict[str, Any] | None:
+        """The first row as a dict, or ``None``."""
+        row = self.conn.execute(sql, params).fetchone()
+        return dict(row) if row is not None else None
+
+    def require(self, sql: str, params: Sequence[Any], code: str, message: str) -> dict[str, Any]:
+        """The first row, or raise :class:`ToolError` ``code`` (typically ``*_NOT_FOUND``)."""
+        row = self.query_one(sql, params)
+        if row is None:
+            raise ToolError(code, message)
+        return row
+
+    def columns(self, table: str) -> list[str]:
+        """Column names of a table."""
+        return [r[1] for r in self.conn.execute(f'PRAGMA table_info("{table}")')]
+
+    # ----------------------------------------------------------- time and ids
+    def now(self) -> datetime:
+        """The world's current time."""
+        return self.ctx.clock.now()
+
+    def now_iso(self) -> str:
+        """Current time, ISO-8601 with the task's offset."""
+        return self.ctx.clock.iso()
+
+    def now_utc(self) -> str:
+        """Current time, ISO-8601 UTC with ``Z``."""
+        return self.ctx.clock.now().astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+    def next_seq(self, key: str, table: str = "_counters") -> int:
+        """Increment and return the counter ``key`` in the ``_counters`` control table.
+
+        Matches the public mock servers, whose ids come from ``_counters`` (e.g.
+        ``sub_%06d``); seeds may pre-set a counter past their own rows.
+        """
+        self.execute(f'INSERT OR IGNORE INTO "{table}" (key, value) VALUES (?, 0)', (key,))
+        self.execute(f'UPDATE "{table}" SET value = value + 1 WHERE key = ?', (key,))
+        return int(self.execute(f'SELECT value FROM "{table}" WHERE key = ?', (key,)).fetchone()[0])
+
+    def new_id(self, prefix: str, table: str | None = None, column: str | None = None) -> str:
+        """A fresh id from the world's seeded generator, unique in ``table.column`` if given."""
+        while True:
+            value = f"{prefix}{int(self.ctx.rng.integers(0, 16**8)):08x}"
+            if table is None or column is None:
+                return value
+            if self.query_one(f'SELECT 1 FROM "{table}" WHERE "{column}" = ?', (value,)) is None:
+                return value
+
+    # ------------------------------------------------------------ seeding / mutations
+    def load_sql(self, script: str) -> None:
+        """Run a SQL script (seed or mutation) atomically.
+
+        Raises:
+            sqlite3.Error: the script failed; nothing of it was applied.
+        """
+        conn = self.conn
+        conn.execute("SAVEPOINT vl_sql")
+        try:
+            for statement in _split_sql(script):
+                conn.execute(statement)
+        except sqlite3.Error:
+            conn.execute("ROLLBACK TO vl_sql")
+            conn.execute("RELEASE vl_sql")
+            raise
+        conn.execute("RELEASE vl_sql")
+
+    def insert_rows(self, table: str, rows: Iterable[Mapping[str, Any]]) -> int:
+        """Insert row dicts (values that are lists/dicts are stored as JSON)."""
+        n = 0
+        for row in rows:
+            cols = list(row)
+            sql = f'INSERT INTO "{table}" ({", ".join(_q(c) for c in cols)}) VALUES ({", ".join("?" for _ in cols)})'
+            self.conn.execute(sql, [_sql_value(row[c]) for c in cols])
+            n += 1
+        return n
+
+    def update_rows(self, table: str, set_values: Mapping[str, Any], where: Mapping[str, Any]) -> int:
+        """``UPDATE table SET ... WHERE col = ? AND ...``; returns the row count."""
+        if not set_values:
+            raise ValueError("update needs at least one column in 'set'")
+        sets = ", ".join(f"{_q(c)} = ?" for c in set_values)
+        cond, params = _where(where)
+        cur = self.conn.execute(
+            f'UPDATE "{table}" SET {sets}{cond}', [*map(_sql_value, set_values.values()), *params]
+        )
+        return cur.rowcount
+
+    def upsert_rows(self, table: str, values: Mapping[str, Any], conflict_keys: Sequence[str]) -> int:
+        """Insert, or update the row matching ``conflict_keys``."""
+        where = {k: values[k] for k in conflict_keys}
+        cond, params = _where(where)
+        exists = self.conn.execute(f'SELECT 1 FROM "{table}"{cond} LIMIT 1', params).fetchone()
+        if exists:
+            rest = {k: v for k, v in values.items() if k not in conflict_keys}
+            return self.update_rows(table, rest, where) if rest else 1
+        return self.insert_rows(table, [values])
+
+    def delete_rows(self, table: str, where: Mapping[str, Any]) -> int:
+        """``DELETE FROM table WHERE ...``; refuses an empty ``where``."""
+        if not where:
+            raise ValueError("delete needs a non-empty 'where'")
+        cond, params = _where(where)
+        return self.conn.execute(f'DELETE FROM "{table}"{cond}', params).rowcount
+
+
+def _q(name: str) -> str:
+    if not name.replace("_", "").isalnum():
+        raise ValueError(f"invalid column name {name!r}")
+    return f'"{name}"'
+
+
+def _sql_value(value: Any) -> Any:
+    if isinstance(value, (dict, list)):
+        return json.dumps(value, ensure_ascii=False)
+    if isinstance(value, bool):
+        return int(value)
+    return value
+
+
+def _where(where: Mapping[str, Any]) -> tuple[str, list[Any]]:
+    if not where:
+        return "", []
+    parts, params = [], []
+    for col, val in where.items():
+        if val is None:
+            parts.append(f"{_q(col)} IS NULL")
+        else:
+            parts.append(f"{_q(col)} = ?")
+            params.append(_sql_value(val))
+    return " WHERE " + " AND ".join(parts), params
+
+
+_TXN_CONTROL = ("BEGIN", "COMMIT", "END", "ROLLBACK")
+
+
+def _split_sql(script: str) -> list[str]:
+    """Split a script into complete statements (respecting quotes, comments, triggers).
+
+    Transaction-control statements (``BEGIN``/``COMMIT``/``END``) are dropped: the caller
+    already wraps the script in a savepoint so that it applies all or nothing.
+    """
+    statements, start = [], 0
+    for i, ch in enumerate(script):
+        if ch == ";" and sqlite3.complete_statement(script[start : i + 1]):
+            _keep(script[start : i + 1], statements)
+            start = i + 1
+    _keep(script[start:], statements)
+    return statements
+
+
+def _keep(chunk: str, out: list[str]) -> None:
+    body = "\n".join(ln for ln in chunk.splitlines() if not ln.strip().startswith("--")).strip()
+    if not body or body == ";":
+        return
+    first = body.split(None, 1)[0].rstrip(";").upper()
+    if first in _TXN_CONTROL:
+        return
+    out.append(chunk)

@@ -1,0 +1,214 @@
+"""Tools declared by one decorator, with OpenAI function schemas derived from code.
+
+A tool is a method of a :class:`ToolProvider` subclass marked with :func:`tool`. Its JSON
+schema comes from the signature's type hints (through a generated pydantic model) and
+from the Google-style docstring (through ``docstring-parser``); nothing is written by hand.
+The same model validates the agent's arguments, so the schema and the validation can
+never disagree.
+"""
+
+from __future__ import annotations
+
+import inspect
+import typing
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+import docstring_parser
+import pydantic
+from pydantic import BaseModel, ConfigDict, Field
+
+from vibelife_env.errors import ToolError
+
+_TOOL_MARK = "__vibelife_tool__"
+
+#: Separator between service and tool in agent-facing names (OpenAI names allow no dots).
+NAME_SEP = "__"
+
+
+@dataclass(frozen=True)
+class ToolSpec:
+    """Everything known about one tool.
+
+    Attributes:
+        name: The tool's name inside its service (``get_emails``, ``API-post-search``).
+        method: The Python method implementing it.
+        description: What the tool does, from the docstring.
+        params_model: pydantic model validating the arguments.
+        parameters: JSON Schema of the arguments (OpenAI ``parameters`` object).
+        read_only: True when the tool never changes state (polling agents use these).
+    """
+
+    name: str
+    method: Callable[..., Any]
+    description: str
+    params_model: type[BaseModel]
+    parameters: dict[str, Any]
+    read_only: bool
+
+    def openai_schema(self, service: str) -> dict[str, Any]:
+        """The tool in OpenAI function-calling format under ``<service>__<name>``."""
+        return {
+            "type": "function",
+            "function": {
+                "name": f"{service}{NAME_SEP}{self.name}",
+                "description": self.description,
+                "parameters": self.parameters,
+            },
+        }
+
+
+def tool(
+    fn: Callable[..., Any] | None = None, *, name: str | None = None, read_only: bool = False
+) -> Any:
+    """Mark a method as an agent tool.
+
+    Use bare (``@tool``) or with options (``@tool(name="API-post-search", read_only=True)``).
+    The method must have type hints for every parameter and a Google-style docstring whose
+    ``Args:`` section describes each one; the class fails to define otherwise.
+    """
+
+    def mark(func: Callable[..., Any]) -> Callable[..., Any]:
+        setattr(func, _TOOL_MARK, {"name": name or func.__name__, "read_only": read_only})
+        return func
+
+    return mark(fn) if fn is not None else mark
+
+
+def _strip_titles(schema: Any) -> Any:
+    """Drop pydantic's ``title`` keywords (noise for LLMs); keep properties named title."""
+    if isinstance(schema, dict):
+        out = {}
+        for key, value in schema.items():
+            if key == "title" and isinstance(value, str):
+                continue
+            if key in ("properties", "$defs") and isinstance(value, dict):
+                out[key] = {k: _strip_titles(v) for k, v in value.items()}
+            else:
+                out[key] = _strip_titles(value)
+        return out
+    if isinstance(schema, list):
+        return [_strip_titles(v) for v in schema]
+    return schema
+
+
+def build_spec(owner: type, func: Callable[..., Any], tool_name: str, read_only: bool) -> ToolSpec:
+    """Derive a :class:`ToolSpec` from a method's signature and docstring.
+
+    Raises:
+        TypeError: a parameter lacks a type hint or a docstring description.
+    """
+    where = f"{owner.__name__}.{func.__name__}"
+    doc = docstring_parser.parse(inspect.getdoc(func) or "")
+    if not doc.short_description:
+        raise TypeError(f"tool {where} needs a docstring")
+    param_docs = {p.arg_name: (p.description or "").strip() for p in doc.params}
+    hints = typing.get_type_hints(func, include_extras=True)
+    fields: dict[str, Any] = {}
+    for pname, param in list(inspect.signature(func).parameters.items())[1:]:
+        if param.kind in (param.VAR_POSITIONAL, param.VAR_KEYWORD):
+            raise TypeError(f"tool {where} may not take *args/**kwargs")
+        if pname not in hints:
+            raise TypeError(f"tool {where}: parameter {pname!r} has no type hint")
+        if not param_docs.get(pname):
+            raise TypeError(f"tool {where}: parameter {pname!r} is not described in Args:")
+        default = ... if param.default is inspect.Parameter.empty else param.default
+        fields[pname] = (hints[pname], Field(default, description=param_docs[pname]))
+    model = pydantic.create_model(  # type: ignore[call-overload]
+        f"{owner.__name__}_{func.__name__}_args",
+        __config__=ConfigDict(extra="forbid"),
+        **fields,
+    )
+    parameters = _strip_titles(model.model_json_schema())
+    parameters.setdefault("properties", {})
+    parameters.setdefault("required", [])
+    parameters.pop("additionalProperties", None)
+    description = doc.short_description.strip()
+    if doc.long_description:
+        description += "\n\n" + doc.long_description.strip()
+    return ToolSpec(tool_name, func, description, model, parameters, read_only)
+
+
+def describe_validation_error(tool_name: str, exc: pydantic.ValidationError) -> str:
+    """One sentence per problem, naming the argument and what was expected."""
+    parts = []
+    for err in exc.errors():
+        loc = ".".join(str(p) for p in err["loc"]) or "arguments"
+        if err["type"] == "missing":
+            parts.append(f"missing required argument {loc!r}")
+        elif err["type"] == "extra_forbidden":
+            parts.append(f"unexpected argument {loc!r}")
+        else:
+            parts.append(f"argument {loc!r}: {err['msg']} (got {err.get('input')!r})")
+    return f"{tool_name}: " + "; ".join(parts)
+
+
+class ToolProvider:
+    """Anything that exposes tools to the agent (services, the workspace).
+
+    Subclasses set ``name`` and mark methods with :func:`tool`; ``tools`` is collected
+    once per class.
+    """
+
+    name: ClassVar[str] = ""
+    tools: ClassVar[dict[str, ToolSpec]] = {}
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        collected: dict[str, ToolSpec] = {}
+        for base in reversed(cls.__mro__[1:]):
+            collected.update(getattr(base, "tools", {}))
+        for attr, func in list(vars(cls).items()):
+            mark = getattr(func, _TOOL_MARK, None)
+            if mark is not None:
+                collected[mark["name"]] = build_spec(cls, func, mark["name"], mark["read_only"])
+                del attr
+        cls.tools = collected
+
+    def validate_args(self, spec: ToolSpec, args: Any) -> dict[str, Any]:
+        """Validate raw arguments; returns keyword arguments for the method.
+
+        Raises:
+            ToolError: ``BAD_ARG`` naming the argument that is wrong.
+        """
+        if args is None:
+            args = {}
+        if not isinstance(args, dict):
+            raise ToolError("BAD_ARG", f"{spec.name}: arguments must be a JSON object, got {type(args).__name__}")
+        try:
+            model = spec.params_model.model_validate(args)
+        except pydantic.ValidationError as exc:
+            raise ToolError("BAD_ARG", describe_validation_error(spec.name, exc)) from None
+        return {k: getattr(model, k) for k in type(model).model_fields}
+
+    def invoke(self, spec: ToolSpec, kwargs: dict[str, Any]) -> Any:
+        """Run the tool method; subclasses wrap this for atomicity."""
+        return spec.method(self, **kwargs)
+
+    def call(self, tool_name: str, args: Any = None) -> Any:
+        """Call a tool by name; never raises for agent mistakes.
+
+        Returns:
+            The tool's JSON-able result, or ``{"error": ..., "code": ...}``.
+        """
+        spec = self.tools.get(tool_name)
+        if spec is None:
+            return {
+                "error": f"unknown tool {tool_name!r} for service {self.name!r}",
+                "code": "UNKNOWN_TOOL",
+            }
+        try:
+            kwargs = self.validate_args(spec, args)
+        except ToolError as exc:
+            return exc.as_result()
+        return self.invoke(spec, kwargs)
+
+    def call_tool(self, tool_name: str, **kwargs: Any) -> Any:
+        """Keyword form of :meth:`call` (the shape the public rubrics use)."""
+        return self.call(tool_name, kwargs)
+
+    @classmethod
+    def openai_tools(cls) -> list[dict[str, Any]]:
+        """All tools of this provider in OpenAI function format."""
+        return [spec.openai_schema(cls.name) for spec in cls.tools.values()]
