@@ -25,8 +25,8 @@ def _bundles() -> list[Path]:
 
 
 def _sql_files(bundle: Path, service: str) -> list[Path]:
-    """init.sql files first, then mutation SQL files in timeline order."""
-    files = sorted((bundle / "envs" / service).glob("*/init.sql"))
+    """Mutation SQL files for one service, in timeline order."""
+    files: list[Path] = []
     events = yaml.safe_load((bundle / "event.yaml").read_text(encoding="utf-8"))
     for _, stage_events in sorted(events["stages"].items(), key=lambda kv: int(kv[0])):
         for event in stage_events or []:
@@ -40,11 +40,15 @@ def _sql_files(bundle: Path, service: str) -> list[Path]:
 def test_release_sql_loads(service, make_service):
     loaded = 0
     for bundle in _bundles():
-        files = _sql_files(bundle, service)
-        if not files:
+        inits = sorted((bundle / "envs" / service).glob("*/init.sql"))
+        if not inits:
             continue
-        svc = make_service(service)
-        for f in files:
+        try:  # on_create, then the seed, then after_seed: the order the world uses
+            svc = make_service(service, "\n".join(f.read_text(encoding="utf-8") for f in inits))
+        except Exception as exc:
+            pytest.fail(f"{inits[0]}: {exc}")
+        loaded += 1
+        for f in _sql_files(bundle, service):
             try:
                 svc.load_sql(f.read_text(encoding="utf-8"))
             except Exception as exc:  # report the file that failed
