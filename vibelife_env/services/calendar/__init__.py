@@ -1,0 +1,5 @@
+"""calendar service."""
+
+from vibelife_env.services.calendar.service import CalendarService
+
+__all__ = ["CalendarService"]
