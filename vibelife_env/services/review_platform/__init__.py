@@ -1,0 +1,5 @@
+"""review_platform service."""
+
+from vibelife_env.services.review_platform.service import ReviewPlatformService
+
+__all__ = ["ReviewPlatformService"]
