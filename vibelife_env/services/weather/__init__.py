@@ -1,0 +1,5 @@
+"""weather service."""
+
+from vibelife_env.services.weather.service import WeatherService
+
+__all__ = ["WeatherService"]
