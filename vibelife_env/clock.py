@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta, timezone, tzinfo
+from datetime import UTC, datetime, timedelta, tzinfo
 from zoneinfo import ZoneInfo
 
 
@@ -22,7 +22,7 @@ def parse_time(value: str | datetime, tz: tzinfo | None = None) -> datetime:
             text = text[:-1] + "+00:00"
         dt = datetime.fromisoformat(text)
     if dt.tzinfo is None:
-        dt = dt.replace(tzinfo=tz or timezone.utc)
+        dt = dt.replace(tzinfo=tz or UTC)
     return dt
 
 
@@ -33,7 +33,7 @@ def get_zone(name: str | None) -> tzinfo:
         ValueError: the name is not a known IANA time zone.
     """
     if not name:
-        return timezone.utc
+        return UTC
     try:
         return ZoneInfo(name)
     except (KeyError, ValueError) as exc:
@@ -64,7 +64,7 @@ class VirtualClock:
 
     def iso_utc(self) -> str:
         """The current instant as ISO-8601 UTC with a ``Z`` suffix."""
-        return self._now.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+        return self._now.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
     def today(self) -> str:
         """The current local date, ``YYYY-MM-DD``."""

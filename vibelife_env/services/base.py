@@ -31,7 +31,7 @@ import json
 import sqlite3
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -39,7 +39,7 @@ import numpy as np
 
 from vibelife_env.clock import VirtualClock
 from vibelife_env.errors import ToolError
-from vibelife_env.services.tooling import ToolProvider, ToolSpec, tool
+from vibelife_env.services.tooling import ToolProvider, ToolSpec, internal_error, tool
 
 __all__ = ["Service", "ServiceContext", "ToolError", "open_db", "schema_from", "tool"]
 
@@ -92,6 +92,12 @@ class Service(ToolProvider):
     def after_seed(self) -> None:
         """Hook run once after seed data is loaded (e.g. create system folders)."""
 
+    def after_mutation(self) -> None:
+        """Hook run after a timeline mutation wrote to this service's tables directly.
+
+        Services with denormalised columns (e.g. email folder counts) refresh them here.
+        """
+
     def serialize(self) -> bytes:
         """The database image (cheap to copy, exact on restore)."""
         return self.conn.serialize()
@@ -132,10 +138,7 @@ class Service(ToolProvider):
         except Exception as exc:  # a bug in a tool must not corrupt the world or crash the run
             conn.execute("ROLLBACK TO vl_call")
             conn.execute("RELEASE vl_call")
-            return {
-                "error": f"internal error in {self.name}.{spec.name}: {type(exc).__name__}: {exc}",
-                "code": "INTERNAL_ERROR",
-            }
+            return internal_error(self.name, spec.name, exc)
         conn.execute("RELEASE vl_call")
         return result
 
@@ -175,7 +178,7 @@ class Service(ToolProvider):
 
     def now_utc(self) -> str:
         """Current time, ISO-8601 UTC with ``Z``."""
-        return self.ctx.clock.now().astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+        return self.ctx.clock.now().astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
     def next_seq(self, key: str, table: str = "_counters") -> int:
         """Increment and return the counter ``key`` in the ``_counters`` control table.

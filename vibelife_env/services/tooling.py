@@ -144,6 +144,14 @@ def describe_validation_error(tool_name: str, exc: pydantic.ValidationError) -> 
     return f"{tool_name}: " + "; ".join(parts)
 
 
+def internal_error(service: str, tool_name: str, exc: Exception) -> dict[str, str]:
+    """The error result for an unexpected exception inside a tool."""
+    return {
+        "error": f"internal error in {service}.{tool_name}: {type(exc).__name__}: {exc}",
+        "code": "INTERNAL_ERROR",
+    }
+
+
 class ToolProvider:
     """Anything that exposes tools to the agent (services, the workspace).
 
@@ -183,8 +191,17 @@ class ToolProvider:
         return {k: getattr(model, k) for k in type(model).model_fields}
 
     def invoke(self, spec: ToolSpec, kwargs: dict[str, Any]) -> Any:
-        """Run the tool method; subclasses wrap this for atomicity."""
-        return spec.method(self, **kwargs)
+        """Run the tool method, turning refusals into error results.
+
+        Tools of a plain provider must validate before they change anything; SQLite
+        services override this to wrap the call in a savepoint.
+        """
+        try:
+            return spec.method(self, **kwargs)
+        except ToolError as exc:
+            return exc.as_result()
+        except Exception as exc:  # a bug in a tool must not crash the episode
+            return internal_error(self.name, spec.name, exc)
 
     def call(self, tool_name: str, args: Any = None) -> Any:
         """Call a tool by name; never raises for agent mistakes.
@@ -206,6 +223,10 @@ class ToolProvider:
 
     def call_tool(self, tool_name: str, **kwargs: Any) -> Any:
         """Keyword form of :meth:`call` (the shape the public rubrics use)."""
+        return self.call(tool_name, kwargs)
+
+    async def call_tool_async(self, tool_name: str, **kwargs: Any) -> Any:
+        """Awaitable :meth:`call_tool` for async rubrics (runs inline, no threads)."""
         return self.call(tool_name, kwargs)
 
     @classmethod

@@ -1,0 +1,1 @@
+"""VibeLife task bundles shipped with the package (data, discovered by folder)."""

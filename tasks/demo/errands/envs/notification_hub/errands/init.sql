@@ -1,0 +1,1 @@
+INSERT INTO notifications VALUES ('ntf_00000001', 'chenjie', 'ecommerce', 'price_drop', NULL, 'Kettle price drop', 'The kettle on your wishlist is 20% off.', '{"sku": "kettle-01"}', '2026-05-03T02:00:00Z', 0);

@@ -1,0 +1,44 @@
+"""Baseline agents, scripted oracles and the agent registry used by the CLI."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from vibelife_env.agents.base import Agent, KeywordStuffer, NullAgent, PollingAgent
+from vibelife_env.agents.oracle import load_oracle
+from vibelife_env.agents.scripted import ScriptedAgent
+
+__all__ = [
+    "AGENTS",
+    "Agent",
+    "KeywordStuffer",
+    "NullAgent",
+    "PollingAgent",
+    "ScriptedAgent",
+    "load_oracle",
+    "make_agent",
+]
+
+#: Built-in agents by name; ``oracle`` and its ablations need the task.
+AGENTS: dict[str, Callable[..., Any]] = {
+    "null": NullAgent,
+    "polling": PollingAgent,
+    "stuffer": KeywordStuffer,
+}
+
+
+def make_agent(name: str, task: Any = None) -> Any:
+    """Build a built-in agent by name (``null``, ``polling``, ``stuffer``, ``oracle``,
+    ``stale``, ``reckless``); the last three need the task.
+
+    Raises:
+        ValueError: unknown name, or an oracle-based agent for a task without ``oracle.py``.
+    """
+    if name in AGENTS:
+        return AGENTS[name]()
+    if name in ("oracle", "stale", "reckless"):
+        if task is None:
+            raise ValueError(f"agent {name!r} needs a task")
+        return load_oracle(task, variant=name)
+    raise ValueError(f"unknown agent {name!r}; built-in: {', '.join([*AGENTS, 'oracle', 'stale', 'reckless'])}")

@@ -1,0 +1,82 @@
+"""Register task bundles as Gymnasium environments, without loading task data.
+
+Own tasks live in ``tasks/<domain>/<task>/`` (installed as ``vibelife_env.tasks``) and
+register as ``VibeLife-<domain>-<task>-v0`` (underscores become hyphens) when
+``vibelife_env`` is imported. A checkout of the public release registers with
+:func:`register_bundles`.
+"""
+
+from __future__ import annotations
+
+import re
+from importlib import resources
+from pathlib import Path
+
+import gymnasium as gym
+
+ENTRY_POINT = "vibelife_env.env:VibeLifeEnv"
+_SLUG = re.compile(r"[^A-Za-z0-9]+")
+
+
+def env_id(domain: str, name: str, prefix: str = "VibeLife", version: int = 0) -> str:
+    """``VibeLife-<domain>-<name>-v0`` with anything but letters and digits as hyphens."""
+    slug = lambda s: _SLUG.sub("-", s).strip("-")  # noqa: E731
+    return f"{prefix}-{slug(domain)}-{slug(name)}-v{version}"
+
+
+def find_bundles(root: str | Path) -> list[Path]:
+    """Every directory under ``root`` (inclusive) that holds a ``task.toml``."""
+    base = Path(root)
+    if (base / "task.toml").is_file():
+        return [base]
+    return sorted(p.parent for p in base.rglob("task.toml") if "__pycache__" not in p.parts)
+
+
+def builtin_tasks_dir() -> Path:
+    """Where the installed own task bundles are."""
+    try:
+        return Path(str(resources.files("vibelife_env.tasks")))
+    except ModuleNotFoundError:  # running from a source tree that is not installed
+        return Path(__file__).resolve().parent.parent / "tasks"
+
+
+def register_bundles(root: str | Path, prefix: str = "VibeLife", force: bool = False) -> list[str]:
+    """Register every bundle under ``root``; returns the ids (sorted).
+
+    The domain is the bundle's parent folder name and the task its folder name, so the
+    release's ``eval_set/travel/galapagos_no_us_transit`` becomes
+    ``VibeLife-travel-galapagos-no-us-transit-v0``. Nothing is loaded until ``gym.make``.
+
+    Raises:
+        FileNotFoundError: ``root`` does not exist.
+        ValueError: two bundles map to the same id.
+    """
+    base = Path(root).expanduser().resolve()
+    if not base.exists():
+        raise FileNotFoundError(f"bundle directory {base} does not exist")
+    ids: dict[str, Path] = {}
+    for bundle in find_bundles(base):
+        eid = env_id(bundle.parent.name, bundle.name, prefix)
+        if eid in ids:
+            raise ValueError(f"bundles {ids[eid]} and {bundle} both map to {eid}")
+        ids[eid] = bundle
+    for eid, bundle in ids.items():
+        if eid in gym.registry and not force:
+            if gym.registry[eid].kwargs.get("task_dir") == str(bundle):
+                continue
+            raise ValueError(f"{eid} is already registered for {gym.registry[eid].kwargs.get('task_dir')}")
+        gym.register(id=eid, entry_point=ENTRY_POINT, kwargs={"task_dir": str(bundle)}, disable_env_checker=False)
+    return sorted(ids)
+
+
+def register_builtin() -> list[str]:
+    """Register the bundles shipped with the package."""
+    root = builtin_tasks_dir()
+    if not root.is_dir():
+        return []
+    return register_bundles(root, force=True)
+
+
+def registered_ids(prefix: str = "VibeLife-") -> list[str]:
+    """Ids in the Gymnasium registry that start with ``prefix``."""
+    return sorted(k for k in gym.registry if k.startswith(prefix))

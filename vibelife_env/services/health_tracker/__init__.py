@@ -1,0 +1,5 @@
+"""health_tracker service."""
+
+from vibelife_env.services.health_tracker.service import HealthTrackerService
+
+__all__ = ["HealthTrackerService"]
