@@ -1,0 +1,58 @@
+"""The ``vibelife`` command line.
+
+Each subcommand lives in ``vibelife_env/commands/<name>.py`` and provides
+``add_arguments(parser)`` and ``main(args) -> int``; modules are imported only when their
+command runs, so ``vibelife --help`` stays fast.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+
+#: subcommand → (module, one-line help)
+COMMANDS: dict[str, tuple[str, str]] = {
+    "run": ("vibelife_env.commands.run", "run one episode with a built-in agent and print the score table"),
+    "list": ("vibelife_env.commands.list_envs", "list registered environments (own tasks and --bundles PATH)"),
+    "tools": ("vibelife_env.commands.tools", "print the tool catalog of the services"),
+    "validate": ("vibelife_env.commands.validate", "run oracle and baselines over own tasks and enforce thresholds"),
+    "stats": ("vibelife_env.commands.stats", "task statistics: stages, horizon, events by kind, checks by tier"),
+    "rollout": ("vibelife_env.commands.rollout", "generate a JSONL rollout dataset (optionally with Ray workers)"),
+    "eval": ("vibelife_env.commands.evaluate", "evaluate an agent over attempts and write an HTML/JSON report"),
+}
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The top-level parser with one sub-parser per available command."""
+    parser = argparse.ArgumentParser(prog="vibelife", description="VibeLife: living-world RL environments")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for name, (module_name, help_text) in COMMANDS.items():
+        p = sub.add_parser(name, help=help_text, description=help_text)
+        p.set_defaults(_module=module_name)
+        try:
+            module = importlib.import_module(module_name)
+        except ModuleNotFoundError as exc:
+            if exc.name != module_name:
+                raise
+            p.set_defaults(_missing=True)
+            continue
+        module.add_arguments(p)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point of ``vibelife``."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not args.command:
+        parser.print_help()
+        return 2
+    if getattr(args, "_missing", False):
+        print(f"vibelife {args.command}: not available in this installation", file=sys.stderr)
+        return 2
+    return int(importlib.import_module(args._module).main(args) or 0)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,1 @@
+"""Subcommands of the ``vibelife`` CLI (one module each)."""
