@@ -1,0 +1,1 @@
+"""Fine-tuning policies on the checker reward (installed as ``vibelife_env.training``)."""

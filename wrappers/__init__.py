@@ -1,0 +1,1 @@
+"""Wrappers for VibeLife envs (installed as ``vibelife_env.wrappers``)."""
