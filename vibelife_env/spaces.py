@@ -82,7 +82,7 @@ def action_space() -> spaces.Dict:
     The plain-dict form accepted by ``step`` also allows the reply to be absent or
     ``None`` (the turn continues); a sampled action always carries a reply string.
     """
-    call = spaces.Dict({"name": UnicodeText(256), "arguments": UnicodeText(200_000)})
+    call = spaces.Dict({"name": UnicodeText(256, min_length=1), "arguments": UnicodeText(200_000)})
     return spaces.Dict({"tool_calls": spaces.Sequence(call, stack=False), "reply": UnicodeText(200_000)})
 
 
