@@ -1,0 +1,102 @@
+"""Core speed and memory figures against the targets of ARCHITECTURE.md.
+
+    python benchmarks/bench_core.py [--env VibeLife-travel-japan-v0] [--repeat 200]
+
+Targets: reset <= 5 ms, one tool call <= 50 us median, fork <= 1 ms, a full oracle
+episode <= 100 ms, <= 20 MB per live env. Figures vary with the machine's load: run on an
+idle machine and report the medians.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import statistics
+import time
+
+import gymnasium as gym
+
+import vibelife_env
+from vibelife_env.agents import make_agent
+from vibelife_env.rollout import run_episode
+
+
+def _median_ms(fn, repeat: int) -> float:
+    times = []
+    for _ in range(repeat):
+        t = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - t)
+    return statistics.median(times) * 1000
+
+
+def _rss_mb() -> float:
+    with open("/proc/self/statm") as f:
+        pages = int(f.read().split()[1])
+    return pages * 4096 / 2**20
+
+
+def _pick_read_tool(env) -> tuple[str, dict]:
+    """A representative read: list a mailbox if email is enabled, else the first arg-free read."""
+    names = env.read_only_tools()
+    if "email__get_emails" in names:
+        return "email__get_emails", {"folder": "INBOX"}
+    schemas = {s["function"]["name"]: s for s in env.tool_schemas()}
+    for n in names:
+        if not schemas[n]["function"]["parameters"].get("required"):
+            return n, {}
+    raise SystemExit("no argument-free read-only tool")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ids = vibelife_env.registered_ids()
+    parser.add_argument("--env", default="VibeLife-travel-japan-v0" if "VibeLife-travel-japan-v0" in ids else ids[0])
+    parser.add_argument("--repeat", type=int, default=200)
+    parser.add_argument("--envs", type=int, default=50, help="live envs for the memory figure")
+    args = parser.parse_args()
+
+    env = gym.make(args.env, max_tool_calls_per_turn=10**7, max_tool_calls_per_episode=10**7).unwrapped
+    env.reset(seed=0)  # warm: task loaded, images cached
+    rows = []
+    rows.append(("reset", _median_ms(lambda: env.reset(seed=0), args.repeat), 5.0, "ms"))
+    name, call_args = _pick_read_tool(env)
+    rows.append(
+        (f"tool call {name}", _median_ms(lambda: env.world.call(name, call_args), args.repeat * 10) * 1000, 50.0, "us")
+    )
+    step_action = {"tool_calls": [{"name": name, "arguments": call_args}]}
+    env.reset(seed=0)
+    rows.append(("step with one tool call", _median_ms(lambda: env.step(step_action), args.repeat) * 1000, None, "us"))
+    rows.append(("fork (world)", _median_ms(lambda: env.world.fork(), args.repeat), 1.0, "ms"))
+    rows.append(("snapshot (episode)", _median_ms(lambda: env.snapshot(), args.repeat), None, "ms"))
+    task = env.task
+    if task.oracle_path() is not None:
+        rows.append(
+            (
+                "full oracle episode",
+                _median_ms(lambda: run_episode(env, make_agent("oracle", task), seed=0, record=False), 20),
+                100.0,
+                "ms",
+            )
+        )
+    gc.collect()
+    before = _rss_mb()
+    live = []
+    for i in range(args.envs):
+        e = gym.make(args.env).unwrapped
+        e.reset(seed=i)
+        live.append(e)
+    gc.collect()
+    per_env = (_rss_mb() - before) / args.envs
+    rows.append((f"memory per live env ({args.envs} envs)", per_env, 20.0, "MB"))
+
+    print(f"{args.env}: {len(task.services)} services, {len(task.events)} events, {len(task.checks)} checks")
+    print(f"{'measure':<44}{'median':>12}  {'target':>10}  ok")
+    for label, value, target, unit in rows:
+        tgt = f"<= {target:g} {unit}" if target is not None else ""
+        ok = "" if target is None else ("yes" if value <= target else "NO")
+        print(f"{label:<44}{value:>9.2f} {unit:<2}  {tgt:>10}  {ok}")
+
+
+if __name__ == "__main__":
+    main()
