@@ -1,0 +1,38 @@
+"""Every own task under tasks/: loads, is fair (validate thresholds), reports stats.
+
+New bundles are picked up automatically.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from vibelife_env.cli import main as cli_main
+from vibelife_env.commands.validate import own_task_ids
+from vibelife_env.validation import validate_env
+
+OWN = own_task_ids()
+
+
+def test_own_tasks_are_registered():
+    assert "VibeLife-demo-errands-v0" in OWN
+
+
+@pytest.mark.parametrize("env_id", OWN)
+def test_oracle_100_and_baselines_within_thresholds(env_id):
+    v = validate_env(env_id)
+    assert v.ok, v.problems
+    assert v.scores["oracle"] == 100.0
+
+
+def test_validate_cli_exit_codes(capsys):
+    assert cli_main(["validate", "VibeLife-demo-errands-v0"]) == 0
+    assert "ok" in capsys.readouterr().out
+    with pytest.raises(SystemExit, match="unknown env ids"):
+        cli_main(["validate", "VibeLife-demo-nope-v0"])
+
+
+def test_stats_json(capsys):
+    assert cli_main(["stats", "VibeLife-demo-errands-v0", "--json"]) == 0
+    out = capsys.readouterr().out
+    assert '"stages": 3' in out and '"user_messages": 2' in out and '"mutation_share": 0.333' in out
