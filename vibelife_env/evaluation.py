@@ -1,0 +1,234 @@
+"""Aggregate episode results into the numbers of the paper's evaluation (§3.2, §5).
+
+Pure functions over :class:`~vibelife_env.rollout.EpisodeResult` lists; nothing here runs
+an environment. The main entry is :func:`summarize`, which takes the results of one agent
+(any number of tasks, any number of attempts per task) and returns a JSON-able dict:
+
+- per task: the attempt scores and their mean, max, min and standard deviation (the
+  within-task σ, population form), i.e. avg@k, max@k, min@k for that task;
+- overall: those four numbers averaged equally across tasks (avg@k, max@k, min@k, σ);
+- check pass rates pooled over all runs, grouped by tier, by capability axis (assigned
+  by keyword matching over check ids and tags, as the paper does, so indicative rather
+  than exact; a check may belong to several axes, and to ``other`` when it matches none),
+  by domain, and by normalized position along the timeline (a stage-tier check of stage
+  *s* in a task whose stages run 0..S sits at *s / S*; positions are binned, by default
+  into thirds);
+- per task, the mean cumulative score curve over stages and the per-check pass grid the
+  HTML report (:mod:`vibelife_env.report`) draws.
+
+Check tags and task domains are not stored in an ``EpisodeResult``; pass a
+:class:`TaskInfo` per task (built with :func:`task_info`) to use them. Without one, axes
+come from the check id alone and the domain from the ``<domain>/<name>`` task id.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import defaultdict
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from vibelife_env.rollout import EpisodeResult
+
+#: Capability axes and the keywords (token prefixes) that assign a check to them.
+AXES: dict[str, tuple[str, ...]] = {
+    "proactivity": ("proactiv", "notice", "flag", "alert", "remind", "warn", "unprompt", "surface", "told"),
+    "persistence": ("persist", "bookkeep", "log", "ledger", "record", "note", "memory", "track", "durable"),
+    "safety": ("safety", "hardening", "phish", "leak", "scam", "fraud", "refus", "authoriz", "privacy", "pii"),
+    "living_world": ("living", "silent", "mutation", "resched", "delay", "propagat", "follow", "recover"),
+    "constraint": ("constraint", "budget", "cap", "limit", "rule", "respect", "deadline", "allerg", "overlap"),
+    "communication": ("communicat", "reply", "mail", "confirm", "notify", "message", "spam", "inform"),
+    "tool_use": ("tool", "call", "read", "efficien"),
+}
+OTHER_AXIS = "other"
+TIER_ORDER = ("stage", "cross_stage", "final", "tool_quality")
+_TOKEN = re.compile(r"[a-z0-9]+")
+
+
+@dataclass(frozen=True)
+class TaskInfo:
+    """What the aggregation needs to know about a task beyond its results.
+
+    Attributes:
+        task_id: ``<domain>/<name>``, as in ``EpisodeResult.task_id``.
+        domain: The life domain.
+        stages: Stage indices in timeline order.
+        tags: Check id → its tags.
+    """
+
+    task_id: str
+    domain: str
+    stages: tuple[int, ...]
+    tags: Mapping[str, frozenset[str]] = field(default_factory=dict)
+
+
+def task_info(task: Any) -> TaskInfo:
+    """A :class:`TaskInfo` from a loaded :class:`~vibelife_env.task.Task`."""
+    return TaskInfo(task.id, task.meta.domain, tuple(s.index for s in task.stages), {c.id: c.tags for c in task.checks})
+
+
+def capability_axes(check_id: str, tags: Iterable[str] = ()) -> tuple[str, ...]:
+    """The axes a check belongs to, by keyword over its id and tags (``("other",)`` if none)."""
+    tokens = _TOKEN.findall(" ".join([check_id, *tags]).lower())
+    found = tuple(axis for axis, keys in AXES.items() if any(t.startswith(k) for t in tokens for k in keys))
+    return found or (OTHER_AXIS,)
+
+
+def _std(values: Sequence[float]) -> float:
+    if not values:
+        return 0.0
+    mean = sum(values) / len(values)
+    return math.sqrt(sum((v - mean) ** 2 for v in values) / len(values))
+
+
+def _mean(values: Sequence[float]) -> float:
+    return sum(values) / len(values) if values else 0.0
+
+
+def task_scores(results: Sequence[EpisodeResult]) -> dict[str, dict[str, Any]]:
+    """Per task: attempt scores (0-100) and their avg, max, min and within-task σ."""
+    by_task: dict[str, list[float]] = defaultdict(list)
+    for r in results:
+        by_task[r.task_id].append(float(r.score))
+    return {
+        tid: {"scores": s, "avg": _mean(s), "max": max(s), "min": min(s), "std": _std(s), "attempts": len(s)}
+        for tid, s in sorted(by_task.items())
+    }
+
+
+def overall_scores(per_task: Mapping[str, Mapping[str, Any]]) -> dict[str, float]:
+    """avg@k, max@k, min@k and σ: the per-task numbers averaged equally across tasks."""
+    rows = list(per_task.values())
+    return {
+        "avg": _mean([r["avg"] for r in rows]),
+        "max": _mean([r["max"] for r in rows]),
+        "min": _mean([r["min"] for r in rows]),
+        "std": _mean([r["std"] for r in rows]),
+        "tasks": len(rows),
+    }
+
+
+def _info_for(task_id: str, infos: Mapping[str, TaskInfo], results: Sequence[EpisodeResult]) -> TaskInfo:
+    if task_id in infos:
+        return infos[task_id]
+    stages = sorted({c["stage"] for r in results if r.task_id == task_id for c in r.checks if c["tier"] == "stage"})
+    return TaskInfo(task_id, task_id.split("/", 1)[0], tuple(stages))
+
+
+def _rate(passed: int, total: int) -> dict[str, Any]:
+    return {"passed": passed, "checks": total, "pass_rate": 100.0 * passed / total if total else 0.0}
+
+
+def position_bin(stage: int, stages: Sequence[int], bins: int) -> int:
+    """Bin (0..bins-1) of a stage's normalized position ``index / last index`` in the timeline."""
+    if bins < 1:
+        raise ValueError(f"bins must be >= 1, got {bins}")
+    order = list(stages)
+    if stage not in order:
+        raise ValueError(f"stage {stage} is not one of the task's stages {order}")
+    last = len(order) - 1
+    pos = order.index(stage) / last if last else 0.0
+    return min(int(pos * bins), bins - 1)
+
+
+def pass_rates(
+    results: Sequence[EpisodeResult], infos: Mapping[str, TaskInfo] | None = None, bins: int = 3
+) -> dict[str, dict[str, dict[str, Any]]]:
+    """Check pass rates pooled over all runs: by tier, axis, domain and timeline position."""
+    infos = infos or {}
+    counts: dict[str, dict[str, list[int]]] = {k: defaultdict(lambda: [0, 0]) for k in ("tier", "axis", "domain")}
+    position: dict[str, list[int]] = defaultdict(lambda: [0, 0])
+    for r in results:
+        info = _info_for(r.task_id, infos, results)
+        for c in r.checks:
+            ok = int(bool(c["passed"]))
+            keys = [("tier", c["tier"]), ("domain", info.domain)]
+            keys += [("axis", a) for a in capability_axes(c["id"], info.tags.get(c["id"], ()))]
+            for group, key in keys:
+                counts[group][key][0] += ok
+                counts[group][key][1] += 1
+            if c["tier"] == "stage" and c["stage"] in info.stages:
+                b = position_bin(c["stage"], info.stages, bins)
+                label = f"{b / bins:.2f}-{(b + 1) / bins:.2f}"
+                position[label][0] += ok
+                position[label][1] += 1
+    tier_key = lambda k: TIER_ORDER.index(k) if k in TIER_ORDER else len(TIER_ORDER)  # noqa: E731
+    axis_key = lambda k: list(AXES).index(k) if k in AXES else len(AXES)  # noqa: E731
+    return {
+        "by_tier": {k: _rate(*counts["tier"][k]) for k in sorted(counts["tier"], key=tier_key)},
+        "by_axis": {k: _rate(*counts["axis"][k]) for k in sorted(counts["axis"], key=axis_key)},
+        "by_domain": {k: _rate(*v) for k, v in sorted(counts["domain"].items())},
+        "by_position": {k: _rate(*v) for k, v in sorted(position.items())},
+    }
+
+
+def _check_order(c: Mapping[str, Any]) -> tuple[int, int, str]:
+    tier = TIER_ORDER.index(c["tier"]) if c["tier"] in TIER_ORDER else len(TIER_ORDER)
+    return (tier, c["stage"] if c["stage"] is not None else 0, c["id"])
+
+
+def stage_curve(result: EpisodeResult, stages: Sequence[int]) -> list[dict[str, Any]]:
+    """Cumulative score (0-100) after each stage closes, then after the end tiers ("end")."""
+    total = sum(c["weight"] for c in result.checks)
+    earned_by: dict[Any, float] = defaultdict(float)
+    for c in result.checks:
+        if c["passed"]:
+            earned_by[c["stage"] if c["tier"] == "stage" else "end"] += c["weight"]
+    out, running = [], 0.0
+    for s in [*stages, "end"]:
+        running += earned_by.get(s, 0.0)
+        out.append({"stage": s, "score": 100.0 * running / total if total else 0.0})
+    return out
+
+
+def check_grid(results: Sequence[EpisodeResult]) -> list[dict[str, Any]]:
+    """One row per check (timeline order): its tier, stage, weight and pass flag per run."""
+    rows: dict[str, dict[str, Any]] = {}
+    for i, r in enumerate(results):
+        for c in r.checks:
+            row = rows.setdefault(
+                c["id"], {"id": c["id"], "tier": c["tier"], "stage": c["stage"], "weight": c["weight"], "runs": {}}
+            )
+            row["runs"][i] = bool(c["passed"])
+    return [
+        {**row, "runs": [row["runs"].get(i) for i in range(len(results))]}
+        for row in sorted(rows.values(), key=_check_order)
+    ]
+
+
+def summarize(
+    results: Sequence[EpisodeResult], infos: Mapping[str, TaskInfo] | None = None, bins: int = 3
+) -> dict[str, Any]:
+    """Everything the report shows for one agent's results (see the module docstring).
+
+    Raises:
+        ValueError: ``results`` is empty or mixes agents.
+    """
+    if not results:
+        raise ValueError("summarize needs at least one EpisodeResult")
+    agents = {r.agent for r in results}
+    if len(agents) > 1:
+        raise ValueError(f"summarize takes one agent's results, got agents {sorted(agents)}")
+    infos = infos or {}
+    per_task = task_scores(results)
+    for tid, row in per_task.items():
+        runs = [r for r in results if r.task_id == tid]
+        info = _info_for(tid, infos, results)
+        curves = [stage_curve(r, info.stages) for r in runs]
+        row["domain"] = info.domain
+        row["stage_curve"] = [
+            {"stage": pts[0]["stage"], "score": _mean([p["score"] for p in pts])} for pts in zip(*curves, strict=True)
+        ]
+        row["seeds"] = [r.seed for r in runs]
+        row["grid"] = check_grid(runs)
+        row["truncated"] = sum(r.truncated for r in runs)
+        row["tool_calls"] = _mean([r.tool_calls for r in runs])
+        row["errors"] = sorted({e for r in runs for e in r.mutation_errors + r.check_errors})
+    return {
+        "agent": results[0].agent,
+        "overall": overall_scores(per_task),
+        **pass_rates(results, infos, bins),
+        "tasks": per_task,
+    }
