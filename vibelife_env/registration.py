@@ -65,7 +65,13 @@ def register_bundles(root: str | Path, prefix: str = "VibeLife", force: bool = F
             if gym.registry[eid].kwargs.get("task_dir") == str(bundle):
                 continue
             raise ValueError(f"{eid} is already registered for {gym.registry[eid].kwargs.get('task_dir')}")
-        gym.register(id=eid, entry_point=ENTRY_POINT, kwargs={"task_dir": str(bundle)}, disable_env_checker=False)
+        gym.register(
+            id=eid,
+            entry_point=ENTRY_POINT,
+            vector_entry_point="vibelife_env.vector:RayVectorEnv",
+            kwargs={"task_dir": str(bundle)},
+            disable_env_checker=False,
+        )
     return sorted(ids)
 
 

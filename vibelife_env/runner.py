@@ -1,0 +1,335 @@
+"""Episode-level rollouts on Ray actors, for data generation with slow policies.
+
+Whole episodes run inside actors (:func:`vibelife_env.rollout.run_episode`) and results
+come back **in completion order**, so one slow LLM episode never holds up the others::
+
+    runner = EpisodeRunner(policy="oracle", num_workers=2)
+    jobs = [EpisodeJob("VibeLife-demo-errands-v0", seed=s) for s in range(8)]
+    for r in runner.run(jobs):
+        print(r.job.seed, r.result.score, r.attempts)
+    runner.close()
+
+A policy is one of:
+
+- a built-in agent name (``"oracle"``, ``"null"``, ...; see :func:`vibelife_env.agents.make_agent`);
+- an agent object (``reset(info)`` / ``act(obs, info)``), pickled to the actors;
+- any picklable callable ``obs -> action``;
+- a factory: a zero-argument callable (or :class:`AgentFactory`) called once inside each
+  actor to build the agent there (e.g. an HTTP client of an LLM server).
+
+A worker that dies (segfault, ``os._exit``, OOM kill, lost node) is replaced by a new
+actor and its episode is retried once; ``RolloutResult.attempts`` is then 2. An ordinary
+exception in the policy or env is not retried: it is reported in ``RolloutResult.error``.
+
+Group rollouts (GRPO-style): :meth:`EpisodeRunner.fork_group` starts G episodes from one
+``env.snapshot()`` across actors, without re-seeding; all G share the world, clock and
+timeline position of the snapshot, and differ only by what the policy does.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+import gymnasium as gym
+
+from vibelife_env.env import EnvSnapshot, VibeLifeEnv
+from vibelife_env.rollout import EpisodeResult, run_episode
+from vibelife_env.spaces import empty_message
+from vibelife_env.vector import ensure_ray, resolve_env_kwargs
+
+
+@dataclass(frozen=True)
+class AgentFactory:
+    """Marks ``build`` as a zero-argument factory called inside each actor."""
+
+    build: Callable[[], Any]
+
+
+@dataclass
+class EpisodeJob:
+    """One episode to run: an env (id or ``task_dir`` kwargs), a seed, optionally a snapshot.
+
+    Attributes:
+        env_id: Registered VibeLife id (or ``None`` with ``env_kwargs["task_dir"]``).
+        seed: Reset seed (ignored when ``snapshot`` is given).
+        snapshot: Start from this ``EnvSnapshot`` instead of a fresh reset.
+        history: OpenAI messages that led to the snapshot (prefix of the transcript and
+            ``info["history"]`` for the agent).
+        env_kwargs: Extra :class:`VibeLifeEnv` arguments.
+        tag: Free label carried to the result (e.g. the group index).
+    """
+
+    env_id: str | None
+    seed: int | None = None
+    snapshot: EnvSnapshot | None = None
+    history: list[dict[str, Any]] = field(default_factory=list)
+    env_kwargs: dict[str, Any] = field(default_factory=dict)
+    tag: Any = None
+
+
+@dataclass
+class RolloutResult:
+    """What came back for one job: the episode, or the error that prevented it."""
+
+    job: EpisodeJob
+    index: int
+    result: EpisodeResult | None
+    attempts: int = 1
+    error: str = ""
+    worker: int = -1
+
+    @property
+    def ok(self) -> bool:
+        """True when the episode ran to its end."""
+        return self.result is not None and not self.error
+
+
+class _CallablePolicy:
+    """Adapts ``fn(obs) -> action`` to the agent protocol."""
+
+    def __init__(self, fn: Callable[[Any], Any], name: str) -> None:
+        self.fn, self.name = fn, name
+
+    def reset(self, info: dict[str, Any]) -> None:
+        reset = getattr(self.fn, "reset", None)
+        if callable(reset):
+            reset(info)
+
+    def act(self, observation: dict[str, Any], info: dict[str, Any]) -> Any:
+        return self.fn(observation)
+
+
+def _is_factory(policy: Any) -> bool:
+    """A class, an :class:`AgentFactory`, or a callable with no required positional argument."""
+    if isinstance(policy, (AgentFactory, type)):
+        return True
+    if hasattr(policy, "act") or not callable(policy):
+        return False
+    try:
+        params = inspect.signature(policy).parameters.values()
+    except (TypeError, ValueError):
+        return False
+    return not any(p.default is p.empty and p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) for p in params)
+
+
+def _as_agent(obj: Any) -> Any:
+    if hasattr(obj, "act") and hasattr(obj, "reset"):
+        return obj
+    if callable(obj):
+        return _CallablePolicy(obj, getattr(obj, "__name__", type(obj).__name__))
+    raise TypeError(
+        f"policy must be an agent (reset/act), a callable obs->action or a factory, got {type(obj).__name__}"
+    )
+
+
+def check_policy(policy: Any) -> None:
+    """Reject what can never be a policy, before any actor starts.
+
+    Raises:
+        TypeError: not a name, agent, callable or factory.
+        ValueError: an unknown built-in agent name.
+    """
+    from vibelife_env.agents import AGENTS
+
+    if isinstance(policy, str):
+        if policy not in {*AGENTS, "oracle", "stale", "reckless"}:
+            raise ValueError(
+                f"unknown agent {policy!r}; built-in: {', '.join([*AGENTS, 'oracle', 'stale', 'reckless'])}"
+            )
+        return
+    if not (callable(policy) or hasattr(policy, "act")):
+        raise TypeError(f"policy must be an agent name, agent, callable or factory, got {type(policy).__name__}")
+
+
+class _ResumeFrom(gym.Wrapper):
+    """Makes ``reset`` resume a snapshot, with the open turn's event as the observation."""
+
+    def __init__(self, env: VibeLifeEnv, snapshot: EnvSnapshot, history: list[dict[str, Any]]) -> None:
+        super().__init__(env)
+        self.snapshot, self.history = snapshot, history
+
+    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
+        base: VibeLifeEnv = self.env.unwrapped  # type: ignore[assignment]
+        _, info = base.reset(options={"snapshot": self.snapshot})
+        obs = base.current_observation()
+        obs["messages"] = (empty_message("system", base.system_prompt), *obs["messages"])
+        info.update(
+            tools=base.tool_schemas(),
+            read_only_tools=base.read_only_tools(),
+            system_prompt=base.system_prompt,
+            max_tool_calls_per_turn=base.max_calls_turn,
+            history=list(self.history),
+        )
+        return obs, info
+
+
+class EpisodeWorker:
+    """Runs whole episodes in one process (the body of each Ray actor; usable in-process)."""
+
+    def __init__(self, policy: Any) -> None:
+        self.policy = policy
+        self._envs: dict[tuple, VibeLifeEnv] = {}
+        self._agents: dict[str, Any] = {}
+        self._built: Any = None
+
+    def _agent(self, env: VibeLifeEnv) -> Any:
+        policy = self.policy
+        if isinstance(policy, str):
+            from vibelife_env.agents import make_agent
+
+            key = f"{policy}:{env.task.root}"
+            if key not in self._agents:
+                self._agents[key] = make_agent(policy, env.task)
+            return self._agents[key]
+        if _is_factory(policy):
+            if self._built is None:
+                build = policy.build if isinstance(policy, AgentFactory) else policy
+                self._built = _as_agent(build())
+            return self._built
+        if self._built is None:
+            self._built = _as_agent(policy)
+        return self._built
+
+    def run(self, job: EpisodeJob) -> EpisodeResult:
+        """One episode of ``job``."""
+        kwargs = resolve_env_kwargs(job.env_id, job.env_kwargs)
+        key = tuple(sorted((k, repr(v)) for k, v in kwargs.items()))
+        if key not in self._envs:
+            self._envs[key] = VibeLifeEnv(**kwargs)
+        env: gym.Env = self._envs[key]
+        agent = self._agent(self._envs[key])
+        if job.snapshot is not None:
+            env = _ResumeFrom(self._envs[key], job.snapshot, job.history)
+        result = run_episode(env, agent, seed=job.seed)
+        if job.history:
+            result.messages = [*job.history, *result.messages[1:]]
+        return result
+
+    def ping(self) -> bool:
+        """Liveness probe (also forces the actor to start)."""
+        return True
+
+
+class EpisodeRunner:
+    """Runs :class:`EpisodeJob` s on ``num_workers`` Ray actors (``0``: in this process).
+
+    Args:
+        policy: See the module docstring.
+        num_workers: Actors; ``0`` runs episodes in-process without Ray.
+        ray_address: ``None`` for a local Ray, or a cluster address (ignored when Ray is
+            already initialised).
+        num_cpus_per_worker: CPUs each actor reserves.
+
+    Raises:
+        ValueError / TypeError: see :func:`check_policy`; negative ``num_workers``.
+    """
+
+    def __init__(
+        self, policy: Any, num_workers: int = 1, ray_address: str | None = None, num_cpus_per_worker: float = 1.0
+    ) -> None:
+        check_policy(policy)
+        if not isinstance(num_workers, int) or num_workers < 0:
+            raise ValueError(f"num_workers must be an int >= 0, got {num_workers!r}")
+        self.policy = policy
+        self.num_workers = num_workers
+        self._local = EpisodeWorker(policy) if num_workers == 0 else None
+        self._ray = ensure_ray(ray_address) if num_workers else None
+        self._cls = self._ray.remote(num_cpus=num_cpus_per_worker, max_restarts=0)(EpisodeWorker) if self._ray else None
+        self._actors: list[Any] = [self._new_actor() for _ in range(num_workers)]
+
+    def _new_actor(self) -> Any:
+        assert self._cls is not None
+        return self._cls.remote(self.policy)
+
+    def warm_up(self) -> None:
+        """Block until every actor is up (to keep start-up out of throughput figures)."""
+        if self._ray is not None:
+            self._ray.get([a.ping.remote() for a in self._actors])
+
+    def run(self, jobs: Iterable[EpisodeJob]) -> Iterator[RolloutResult]:
+        """Run ``jobs``; yield a :class:`RolloutResult` per job as each completes.
+
+        ``RolloutResult.index`` is the job's position in ``jobs``.
+        """
+        queue = list(enumerate(jobs))
+        if self._local is not None:
+            for index, job in queue:
+                yield self._run_local(index, job)
+            return
+        assert self._ray is not None
+        from ray.exceptions import RayActorError, RayTaskError
+
+        pending = iter(queue)
+        in_flight: dict[Any, tuple[int, int, EpisodeJob, int]] = {}  # ref -> (worker, index, job, attempt)
+
+        def submit(worker: int, index: int, job: EpisodeJob, attempt: int) -> None:
+            in_flight[self._actors[worker].run.remote(job)] = (worker, index, job, attempt)
+
+        for worker, (index, job) in zip(range(self.num_workers), pending, strict=False):
+            submit(worker, index, job, 1)
+        while in_flight:
+            [ref], _ = self._ray.wait(list(in_flight), num_returns=1)
+            worker, index, job, attempt = in_flight.pop(ref)
+            try:
+                yield RolloutResult(job, index, self._ray.get(ref), attempt, worker=worker)
+            except RayActorError as exc:
+                self._ray.kill(self._actors[worker])
+                self._actors[worker] = self._new_actor()
+                if attempt == 1:
+                    submit(worker, index, job, 2)
+                    continue
+                yield RolloutResult(job, index, None, attempt, f"worker died twice: {_short(exc)}", worker)
+            except RayTaskError as exc:
+                yield RolloutResult(job, index, None, attempt, _short(exc), worker)
+            nxt = next(pending, None)
+            if nxt is not None:
+                submit(worker, nxt[0], nxt[1], 1)
+
+    def _run_local(self, index: int, job: EpisodeJob) -> RolloutResult:
+        assert self._local is not None
+        try:
+            return RolloutResult(job, index, self._local.run(job), worker=0)
+        except Exception as exc:
+            return RolloutResult(job, index, None, error=f"{type(exc).__name__}: {exc}", worker=0)
+
+    def fork_group(
+        self,
+        snapshot: EnvSnapshot,
+        group_size: int,
+        env_id: str | None = None,
+        history: list[dict[str, Any]] | None = None,
+        **env_kwargs: Any,
+    ) -> Iterator[RolloutResult]:
+        """G episodes from one snapshot across the actors (no re-seeding); completion order.
+
+        ``RolloutResult.job.tag`` is the member's index in the group.
+
+        Raises:
+            ValueError: ``group_size < 1``.
+        """
+        if group_size < 1:
+            raise ValueError(f"group_size must be >= 1, got {group_size}")
+        jobs = [
+            EpisodeJob(env_id, None, snapshot, list(history or []), dict(env_kwargs), tag=g) for g in range(group_size)
+        ]
+        return self.run(jobs)
+
+    def close(self) -> None:
+        """End the actors (Ray itself keeps running). Idempotent."""
+        actors, self._actors = self._actors, []
+        for a in actors:
+            self._ray.kill(a)  # type: ignore[union-attr]
+
+    def __enter__(self) -> EpisodeRunner:
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
+
+
+def _short(exc: BaseException) -> str:
+    text = str(exc).strip().splitlines()
+    return f"{type(exc).__name__}: {text[-1] if text else ''}"[:500]
