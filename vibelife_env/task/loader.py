@@ -23,7 +23,7 @@ from vibelife_env.clock import VirtualClock, get_zone
 from vibelife_env.errors import TaskLoadError
 from vibelife_env.services.base import ServiceContext
 from vibelife_env.services.registry import SERVICES, canonical_name, service_class
-from vibelife_env.task.models import Event, SqlFileOp, Stage, TaskMeta, WorkspaceFileOp, WorkspacePathOp
+from vibelife_env.task.models import OP_TAGS, Event, SqlFileOp, Stage, TaskMeta, WorkspaceFileOp, WorkspacePathOp
 from vibelife_env.workspace import Workspace
 
 if TYPE_CHECKING:
@@ -188,8 +188,8 @@ def _load_events(root: Path, meta: TaskMeta, services: list[str]) -> list[Stage]
                 event = Event.model_validate({**raw, "stage": index})
             except pydantic.ValidationError as exc:
                 err = exc.errors()[0]
-                loc = ".".join(str(p) for p in err["loc"] if not str(p).startswith(("function-", "union")))
-                raise TaskLoadError(path, f"{field_path}.{loc}" if loc else field_path, err["msg"]) from None
+                loc = _format_loc(err["loc"])
+                raise TaskLoadError(path, f"{field_path}{loc}", err["msg"]) from None
             if event.id in seen:
                 raise TaskLoadError(path, f"{field_path}.id", f"duplicate event id {event.id!r}")
             seen.add(event.id)
@@ -199,6 +199,17 @@ def _load_events(root: Path, meta: TaskMeta, services: list[str]) -> list[Stage]
         stages.append(Stage(index=index, events=tuple(events)))
     stages.sort(key=lambda s: s.index)
     return stages
+
+
+def _format_loc(loc: tuple[Any, ...]) -> str:
+    """``('apply', 0, 'row', 'op')`` → ``.apply[0].op`` (union tags dropped)."""
+    out = ""
+    for part in loc:
+        if isinstance(part, int):
+            out += f"[{part}]"
+        elif part not in OP_TAGS and not str(part).startswith(("function-", "union")):
+            out += f".{part}"
+    return out
 
 
 def _check_ops(root: Path, path: Path, field_path: str, event: Event, services: list[str]) -> None:

@@ -10,7 +10,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Discriminator, Field, Tag, field_validator, model_validator
 
 #: Event kinds that open an agent turn.
 TURN_KINDS = ("user_message", "world", "notification", "cron_fire", "policy_update")
@@ -94,7 +94,42 @@ class WorkspacePathOp(_Strict):
     workspace_path: str
 
 
-MutationOp = SqlFileOp | SqlOp | RowOp | ToolCallOp | WorkspaceFileOp | WorkspacePathOp
+_OP_KEYS = {
+    "sql_file": "sql_file",
+    "sql": "sql",
+    "table": "row",
+    "op": "row",
+    "tool": "tool",
+    "workspace_file": "workspace_file",
+    "source_file": "workspace_path",
+}
+#: Tags of the operation union (they appear in pydantic error locations and are dropped there).
+OP_TAGS = frozenset(_OP_KEYS.values())
+
+
+def _op_kind(value: Any) -> str | None:
+    """Pick the operation model by its distinctive key (an unknown shape gets a clear error)."""
+    if not isinstance(value, dict):
+        return None
+    for key, tag in _OP_KEYS.items():
+        if key in value:
+            return tag
+    return None
+
+
+MutationOp = Annotated[
+    Annotated[SqlFileOp, Tag("sql_file")]
+    | Annotated[SqlOp, Tag("sql")]
+    | Annotated[RowOp, Tag("row")]
+    | Annotated[ToolCallOp, Tag("tool")]
+    | Annotated[WorkspaceFileOp, Tag("workspace_file")]
+    | Annotated[WorkspacePathOp, Tag("workspace_path")],
+    Discriminator(
+        _op_kind,
+        custom_error_type="unknown_operation",
+        custom_error_message="an operation needs one of: sql_file, sql, table+op, tool, workspace_file, source_file",
+    ),
+]
 
 
 class Postcondition(_Strict):
@@ -135,7 +170,7 @@ class Event(_Strict):
     trigger: str | None = None
     target: str | None = None
     silent: bool = False
-    apply: list[Annotated[MutationOp, Field(union_mode="left_to_right")]] = Field(default_factory=list)
+    apply: list[MutationOp] = Field(default_factory=list)
     postconditions: list[Postcondition] = Field(default_factory=list)
     idempotency_key: str | None = None
     abort_stage: bool = False
