@@ -14,6 +14,7 @@ __all__ = [
     "Agent",
     "KeywordStuffer",
     "NullAgent",
+    "OpenAIChatAgent",
     "PollingAgent",
     "ScriptedAgent",
     "load_oracle",
@@ -28,9 +29,20 @@ AGENTS: dict[str, Callable[..., Any]] = {
 }
 
 
+def __getattr__(name: str) -> Any:
+    """Import :class:`OpenAIChatAgent` (and so ``openai``) only when it is asked for."""
+    if name == "OpenAIChatAgent":
+        from vibelife_env.agents.openai_agent import OpenAIChatAgent
+
+        return OpenAIChatAgent
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
 def make_agent(name: str, task: Any = None) -> Any:
     """Build a built-in agent by name (``null``, ``polling``, ``stuffer``, ``oracle``,
-    ``stale``, ``reckless``); the last three need the task.
+    ``stale``, ``reckless``, ``openai``); ``oracle``, ``stale`` and ``reckless`` need the
+    task, ``openai`` reads its endpoint and model from the environment (see
+    :mod:`vibelife_env.agents.openai_agent`).
 
     Raises:
         ValueError: unknown name, or an oracle-based agent for a task without ``oracle.py``.
@@ -41,4 +53,10 @@ def make_agent(name: str, task: Any = None) -> Any:
         if task is None:
             raise ValueError(f"agent {name!r} needs a task")
         return load_oracle(task, variant=name)
-    raise ValueError(f"unknown agent {name!r}; built-in: {', '.join([*AGENTS, 'oracle', 'stale', 'reckless'])}")
+    if name == "openai":
+        from vibelife_env.agents.openai_agent import OpenAIChatAgent
+
+        return OpenAIChatAgent()
+    raise ValueError(
+        f"unknown agent {name!r}; built-in: {', '.join([*AGENTS, 'oracle', 'stale', 'reckless', 'openai'])}"
+    )
