@@ -92,6 +92,15 @@ class Service(ToolProvider):
     def after_seed(self) -> None:
         """Hook run once after seed data is loaded (e.g. create system folders)."""
 
+    def sync_clock(self) -> None:
+        """Hook run before every tool call, inside the call's savepoint.
+
+        Services whose state follows the clock (holds that lapse, no-shows, scheduled
+        events that fire) apply what the current time implies here, so every tool, read or
+        write, sees a consistent world. If the call then fails, this is rolled back with
+        it and simply re-applied on the next call.
+        """
+
     def after_mutation(self) -> None:
         """Hook run after a timeline mutation wrote to this service's tables directly.
 
@@ -128,6 +137,7 @@ class Service(ToolProvider):
         conn = self.conn
         conn.execute("SAVEPOINT vl_call")
         try:
+            self.sync_clock()
             result = spec.method(self, **kwargs)
             if isinstance(result, dict) and "error" in result and "code" in result:
                 raise ToolError(str(result["code"]), str(result["error"]))
@@ -181,14 +191,54 @@ class Service(ToolProvider):
         return self.ctx.clock.now().astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
     def next_seq(self, key: str, table: str = "_counters") -> int:
-        """Increment and return the counter ``key`` in the ``_counters`` control table.
+        """Increment and return the counter ``key`` of a counters control table.
 
-        Matches the public mock servers, whose ids come from ``_counters`` (e.g.
-        ``sub_%06d``); seeds may pre-set a counter past their own rows.
+        The public mock servers take ids from such a table (e.g. ``sub_%06d``); seeds may
+        pre-set a counter past their own rows. The key column is ``key`` or ``name``,
+        whichever the table has.
         """
-        self.execute(f'INSERT OR IGNORE INTO "{table}" (key, value) VALUES (?, 0)', (key,))
-        self.execute(f'UPDATE "{table}" SET value = value + 1 WHERE key = ?', (key,))
-        return int(self.execute(f'SELECT value FROM "{table}" WHERE key = ?', (key,)).fetchone()[0])
+        col = self._counter_key_column(table)
+        self.execute(f'INSERT OR IGNORE INTO "{table}" ("{col}", value) VALUES (?, 0)', (key,))
+        self.execute(f'UPDATE "{table}" SET value = value + 1 WHERE "{col}" = ?', (key,))
+        return int(self.execute(f'SELECT value FROM "{table}" WHERE "{col}" = ?', (key,)).fetchone()[0])
+
+    def mint_id(
+        self,
+        pattern: str,
+        counter: str,
+        table: str,
+        column: str,
+        *,
+        alias: str | None = None,
+        counters: str = "_counters",
+    ) -> str:
+        """The next id ``pattern.format(n)`` from ``counter``, skipping ids already in ``table.column``.
+
+        Seeds often insert rows in the same id format without moving the counter; skipping
+        taken ids keeps new ids unique. With ``alias``, a counter a seed set under that
+        other name is honoured too (the larger value wins).
+        """
+        if alias is not None:
+            col = self._counter_key_column(counters)
+            row = self.query_one(f'SELECT MAX(value) AS v FROM "{counters}" WHERE "{col}" IN (?, ?)', (counter, alias))
+            if row and row["v"] is not None:
+                self.execute(
+                    f'INSERT INTO "{counters}" ("{col}", value) VALUES (?, ?) '
+                    f'ON CONFLICT("{col}") DO UPDATE SET value = excluded.value',
+                    (counter, int(row["v"])),
+                )
+        while True:
+            value = pattern.format(self.next_seq(counter, counters))
+            if self.query_one(f'SELECT 1 FROM "{table}" WHERE "{column}" = ?', (value,)) is None:
+                return value
+
+    def _counter_key_column(self, table: str) -> str:
+        cols = self.columns(table)
+        if "key" in cols:
+            return "key"
+        if "name" in cols:
+            return "name"
+        raise ValueError(f"counters table {table!r} has neither a 'key' nor a 'name' column")
 
     def new_id(self, prefix: str, table: str | None = None, column: str | None = None) -> str:
         """A fresh id from the world's seeded generator, unique in ``table.column`` if given."""
@@ -233,9 +283,7 @@ class Service(ToolProvider):
             raise ValueError("update needs at least one column in 'set'")
         sets = ", ".join(f"{_q(c)} = ?" for c in set_values)
         cond, params = _where(where)
-        cur = self.conn.execute(
-            f'UPDATE "{table}" SET {sets}{cond}', [*map(_sql_value, set_values.values()), *params]
-        )
+        cur = self.conn.execute(f'UPDATE "{table}" SET {sets}{cond}', [*map(_sql_value, set_values.values()), *params])
         return cur.rowcount
 
     def upsert_rows(self, table: str, values: Mapping[str, Any], conflict_keys: Sequence[str]) -> int:

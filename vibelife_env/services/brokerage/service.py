@@ -526,13 +526,7 @@ class BrokerageService(Service):
         return amount
 
     def _next_order_id(self) -> str:
-        while True:
-            self.execute("INSERT OR IGNORE INTO _counters (name, value) VALUES ('order_seq', 0)")
-            self.execute("UPDATE _counters SET value = value + 1 WHERE name = 'order_seq'")
-            seq = self.conn.execute("SELECT value FROM _counters WHERE name = 'order_seq'").fetchone()[0]
-            order_id = f"ord_{seq:08d}"
-            if self.query_one("SELECT 1 FROM orders WHERE order_id = ?", (order_id,)) is None:
-                return order_id
+        return self.mint_id("ord_{:08d}", "order_seq", "orders", "order_id")
 
     def _record_fund_order(self, account_id: str, fund_code: str, side: str, units_milli: int, nav: int) -> str:
         order_id = self._next_order_id()

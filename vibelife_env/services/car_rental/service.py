@@ -13,7 +13,6 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from vibelife_env.services.base import Service, ToolError, schema_from, tool
-from vibelife_env.services.tooling import ToolSpec
 
 ENERGY_TYPES = ("gasoline", "ev", "hybrid")
 PHASES = ("pickup", "return")
@@ -52,15 +51,9 @@ class CarRentalService(Service):
     name = "car_rental"
     SCHEMA = schema_from(__file__)
 
-    def invoke(self, spec: ToolSpec, kwargs: dict[str, Any]) -> Any:
+    def sync_clock(self) -> None:
         """Mark lapsed holds as no-shows before serving the call."""
-        self.conn.execute("SAVEPOINT vl_sweep")
-        try:
-            self._expire_no_shows()
-        except Exception:
-            self.conn.execute("ROLLBACK TO vl_sweep")
-        self.conn.execute("RELEASE vl_sweep")
-        return super().invoke(spec, kwargs)
+        self._expire_no_shows()
 
     # ------------------------------------------------------------------ offers
     @tool(read_only=True)
@@ -221,7 +214,7 @@ class CarRentalService(Service):
         total = round(
             (float(offer["daily_price"]) + float(plan["daily_price"])) * days + float(offer["one_way_fee"]), 2
         )
-        ref = f"CR{self._next_counter('booking_seq'):06d}"
+        ref = f"CR{self.next_seq('booking_seq'):06d}"
         now = self.now_iso()
         history = [{"at": now, "event": "CREATED", "detail": f"offer={offer_id}; insurance={insurance_plan_id}"}]
         self.execute(
@@ -347,8 +340,8 @@ class CarRentalService(Service):
             raise ToolError("BAD_ARG", f"occurred_at must be ISO-8601, got {occurred_at!r}") from None
         if photos_count < 0:
             raise ToolError("BAD_ARG", f"photos_count must be >= 0, got {photos_count}")
-        incident_id = f"CRI{self._next_counter('incident_seq'):06d}"
-        case_ref = f"CASE-{self._next_counter('case_seq'):06d}"
+        incident_id = f"CRI{self.next_seq('incident_seq'):06d}"
+        case_ref = f"CASE-{self.next_seq('case_seq'):06d}"
         self.execute(
             "INSERT INTO incident_reports VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'reported', ?, ?)",
             (incident_id, booking_ref, incident_type, occurred_at, location, description, photos_count,
@@ -507,11 +500,6 @@ class CarRentalService(Service):
             out["pickup_condition"] = _loads(row["pickup_condition_json"], None)
             out["return_condition"] = _loads(row["return_condition_json"], None)
         return out
-
-    def _next_counter(self, name: str) -> int:
-        self.execute("INSERT OR IGNORE INTO _counters (name, value) VALUES (?, 0)", (name,))
-        self.execute("UPDATE _counters SET value = value + 1 WHERE name = ?", (name,))
-        return int(self.query_one("SELECT value FROM _counters WHERE name = ?", (name,))["value"])
 
     def _offer_row(self, offer_id: str) -> dict[str, Any]:
         return self.require(

@@ -142,7 +142,7 @@ class ContentPlatformService(Service):
         _check_category(category)
         tag_list = list(dict.fromkeys(t.strip() for t in tags or [] if t.strip()))
         captions = [c for c in image_captions or [] if c.strip()]
-        note_id = self._mint("note_seq", "note_{:08d}", "notes", "note_id")
+        note_id = self.mint_id("note_{:08d}", "note_seq", "notes", "note_id", alias="note")
         published_at = self.ctx.clock.today()
         self.execute(
             "INSERT INTO notes VALUES (?, ?, ?, ?, ?, ?, ?, 0, 0, 0, 0, ?)",
@@ -210,7 +210,7 @@ class ContentPlatformService(Service):
         self._note_row(note_id)
         self._user_row(user_id)
         _require_text("body", body)
-        comment_id = self._mint("comment_seq", "cmt_{:08d}", "comments", "comment_id")
+        comment_id = self.mint_id("cmt_{:08d}", "comment_seq", "comments", "comment_id", alias="comment")
         created_at = self.now_utc()
         self.execute(
             "INSERT INTO comments VALUES (?, ?, ?, ?, 0, ?)", (comment_id, note_id, user_id, body.strip(), created_at)
@@ -426,20 +426,6 @@ class ContentPlatformService(Service):
         if sort == "most_collected":
             return sorted(rows, key=lambda r: (-int(r["collect_count"]), r["note_id"]))
         return sorted(rows, key=lambda r: (-_hot(r), r["note_id"]))
-
-    def _mint(self, key: str, pattern: str, table: str, column: str) -> str:
-        """Next id from ``_counters[key]`` (honouring a seeded alias without ``_seq``), skipping taken ids."""
-        alias = key.removesuffix("_seq")
-        row = self.query_one("SELECT MAX(value) AS v FROM _counters WHERE key IN (?, ?)", (key, alias))
-        start = int(row["v"]) if row and row["v"] is not None else 0
-        self.execute(
-            "INSERT INTO _counters (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
-            (key, start),
-        )
-        while True:
-            value = pattern.format(self.next_seq(key))
-            if self.query_one(f'SELECT 1 FROM "{table}" WHERE "{column}" = ?', (value,)) is None:
-                return value
 
 
 def _check_category(category: str | None) -> None:

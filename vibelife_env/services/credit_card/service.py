@@ -221,7 +221,7 @@ class CreditCardService(Service):
         new_min_due = max(0, min(int(card["min_payment_due_minor"]) - to_statement, new_statement))
         available = min(int(card["available_credit_minor"]) + amount_minor, int(card["credit_limit_minor"]))
 
-        payment_id = self._fresh_id("payments", "payment_id", "payment_seq", f"pay_{self._day()}_", 6)
+        payment_id = self.mint_id(f"pay_{self._day()}_{{:06d}}", "payment_seq", "payments", "payment_id")
         posted_at = self.now_utc()
         self.execute(
             "INSERT INTO payments VALUES (?, ?, ?, ?, ?, ?, ?)",
@@ -272,7 +272,7 @@ class CreditCardService(Service):
                 "DISPUTE_ALREADY_OPEN",
                 f"transaction {tx_id} already has dispute {open_dispute['dispute_id']} under review",
             )
-        dispute_id = self._fresh_id("disputes", "dispute_id", "dispute_seq", f"dsp_{self._day()}_", 6)
+        dispute_id = self.mint_id(f"dsp_{self._day()}_{{:06d}}", "dispute_seq", "disputes", "dispute_id")
         expected = (self.now().date() + timedelta(days=DISPUTE_WINDOW_DAYS)).isoformat()
         self.execute(
             "INSERT INTO disputes (dispute_id, card_id, tx_id, reason, status, opened_at, expected_resolution_date) "
@@ -358,7 +358,7 @@ class CreditCardService(Service):
             "UPDATE rewards_balances SET points_balance = ?, updated_at = ? WHERE card_id = ?",
             (new_balance, now, card_id),
         )
-        ledger_id = self._fresh_id("rewards_ledger", "ledger_id", "ledger_seq", "rwl_", 8)
+        ledger_id = self.mint_id("rwl_{:08d}", "ledger_seq", "rewards_ledger", "ledger_id")
         self.execute(
             "INSERT INTO rewards_ledger VALUES (?, ?, ?, 'redeem', ?, ?, ?)",
             (ledger_id, card_id, now, -cost, new_balance, f"redeem:{code}"),
@@ -384,12 +384,6 @@ class CreditCardService(Service):
     def _day(self) -> str:
         return self.now().strftime("%Y%m%d")
 
-    def _fresh_id(self, table: str, column: str, counter: str, prefix: str, width: int) -> str:
-        while True:
-            value = f"{prefix}{self.next_seq(counter):0{width}d}"
-            if self.query_one(f"SELECT 1 FROM {table} WHERE {column} = ?", (value,)) is None:
-                return value
-
     def _set_status(self, card_id: str, status: str) -> dict[str, Any]:
         card = self._card_row(card_id)
         if card["status"] in ("expired", "closed"):
@@ -413,7 +407,7 @@ class CreditCardService(Service):
             "UPDATE statements SET payments_minor = ?, closing_balance_minor = ?, status = ? WHERE statement_id = ?",
             (payments, closing, status, stmt["statement_id"]),
         )
-        line_id = self._fresh_id("statement_lines", "line_id", "line_seq", "ln_", 8)
+        line_id = self.mint_id("ln_{:08d}", "line_seq", "statement_lines", "line_id")
         self.execute(
             "INSERT INTO statement_lines VALUES (?, ?, ?, ?, ?, NULL, 'payment', 'payment')",
             (line_id, stmt["statement_id"], posted_at, -amount, f"Payment ({source_hint or 'unspecified'})"),
@@ -421,7 +415,7 @@ class CreditCardService(Service):
 
     def _post_credit(self, card: dict[str, Any], value_minor: int, label: str, posted_at: str) -> None:
         """Post a statement credit as a negative unbilled adjustment."""
-        tx_id = self._fresh_id("unbilled_transactions", "tx_id", "tx_seq", "tx_", 8)
+        tx_id = self.mint_id("tx_{:08d}", "tx_seq", "unbilled_transactions", "tx_id")
         self.execute(
             "INSERT INTO unbilled_transactions VALUES (?, ?, ?, ?, ?, NULL, 'rewards', 'adjustment')",
             (tx_id, card["card_id"], posted_at, -value_minor, label),

@@ -205,7 +205,7 @@ class DeliveryLogisticsService(Service):
         carrier, level = courier.carriers(service_type, pickup_addr, dest_addr, weight)[0]
         fee = courier.fee_minor(service_type, weight)
         eta_date = courier.eta(service_type, max(day, now.date())).isoformat()
-        shipment_id = self._fresh("shipment_seq", "ship_{:08d}", "shipments", "shipment_id")
+        shipment_id = self.mint_id("ship_{:08d}", "shipment_seq", "shipments", "shipment_id")
         tracking = courier.tracking_no(carrier, shipment_id)
         stamp = self.now_iso()
         self.insert_rows(
@@ -220,7 +220,7 @@ class DeliveryLogisticsService(Service):
         )  # fmt: skip
         self._add_event(shipment_id, stamp, courier.summary(pickup_addr), "label_created",
                         f"Shipping label created for {item_desc}")  # fmt: skip
-        pickup_id = self._fresh("pickup_seq", "pck_{:08d}", "pickups", "pickup_id")
+        pickup_id = self.mint_id("pck_{:08d}", "pickup_seq", "pickups", "pickup_id")
         self.execute("INSERT INTO pickups VALUES (?, ?, ?, NULL, 'pending')", (pickup_id, shipment_id, scheduled_at))
         self.execute("INSERT INTO _courier_plan VALUES (?, ?, 'anytime')", (shipment_id, pickup_at))
         return {
@@ -335,7 +335,7 @@ class DeliveryLogisticsService(Service):
         if not description.strip():
             raise ToolError("BAD_ARG", "description must not be empty")
         row = self._by_tracking(tracking_no)
-        ticket_id = self._fresh("ticket_seq", "tkt_{:08d}", "issue_tickets", "ticket_id")
+        ticket_id = self.mint_id("tkt_{:08d}", "ticket_seq", "issue_tickets", "ticket_id")
         stamp = self.now_iso()
         expected = (self.now().date() + timedelta(days=RESPONSE_SLA_DAYS[issue_type])).isoformat()
         self.execute(
@@ -385,7 +385,7 @@ class DeliveryLogisticsService(Service):
         if not target.strip():
             raise ToolError("BAD_ARG", "target must not be empty")
         row = self._by_tracking(tracking_no)
-        sub_id = self._fresh("subscription_seq", "sub_{:08d}", "status_subscriptions", "subscription_id")
+        sub_id = self.mint_id("sub_{:08d}", "subscription_seq", "status_subscriptions", "subscription_id")
         stamp = self.now_iso()
         self.execute("INSERT INTO status_subscriptions VALUES (?, ?, ?, ?, 1, ?)",
                      (sub_id, row["shipment_id"], channel, target, stamp))  # fmt: skip
@@ -412,12 +412,6 @@ class DeliveryLogisticsService(Service):
                 "deactivated_at": self.now_iso()}  # fmt: skip
 
     # ------------------------------------------------------------------ helpers
-    def _fresh(self, counter: str, pattern: str, table: str, column: str) -> str:
-        while True:
-            value = pattern.format(self.next_seq(counter))
-            if self.query_one(f'SELECT 1 FROM "{table}" WHERE "{column}" = ?', (value,)) is None:
-                return value
-
     def _by_tracking(self, tracking_no: str) -> dict[str, Any]:
         return self.require(
             "SELECT * FROM shipments WHERE tracking_no = ?",
@@ -492,7 +486,7 @@ class DeliveryLogisticsService(Service):
             raise ToolError(late_code, f"shipment {row['tracking_no']} is {row['status']}; {what}")
 
     def _add_event(self, shipment_id: str, at: str, location: str, status_code: str, description: str) -> None:
-        event_id = self._fresh("event_seq", "evt_{:010d}", "shipment_events", "event_id")
+        event_id = self.mint_id("evt_{:010d}", "event_seq", "shipment_events", "event_id")
         self.execute("INSERT INTO shipment_events VALUES (?, ?, ?, ?, ?, ?)",
                      (event_id, shipment_id, at, location, status_code, description))  # fmt: skip
 

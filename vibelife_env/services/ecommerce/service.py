@@ -206,7 +206,7 @@ class EcommerceService(Service):
                 (wanted, sku["price_minor"], existing["cart_item_id"]),
             )
         else:
-            item_id = self._fresh_id("cart_item_seq", "ci_{:08d}", "cart_items", "cart_item_id")
+            item_id = self.mint_id("ci_{:08d}", "cart_item_seq", "cart_items", "cart_item_id")
             self.execute(
                 "INSERT INTO cart_items VALUES (?, ?, ?, ?, ?, ?, ?)",
                 (item_id, user_id, product_id, sku_id, qty, sku["price_minor"], self.now_iso()),
@@ -335,7 +335,7 @@ class EcommerceService(Service):
         for key, value in fields.items():
             if not value.strip():
                 raise ToolError("BAD_ARG", f"address field {key!r} must not be empty")
-        address_id = self._fresh_id("address_seq", "addr_{:06d}", "addresses", "address_id")
+        address_id = self.mint_id("addr_{:06d}", "address_seq", "addresses", "address_id")
         if is_default:
             self.execute("UPDATE addresses SET is_default = 0 WHERE user_id = ?", (user_id,))
         self.insert_rows(
@@ -382,7 +382,7 @@ class EcommerceService(Service):
         shipping = 0 if free_ship else SHIPPING_FEE_MINOR
         total = cart["total_minor"] + shipping
         now, now_iso = self.now(), self.now_iso()
-        order_id = self._fresh_id("order_seq", f"ord_{now:%Y%m%d}_{{:06d}}", "orders", "order_id")
+        order_id = self.mint_id(f"ord_{now:%Y%m%d}_{{:06d}}", "order_seq", "orders", "order_id")
         digits = "".join(c for c in order_id if c.isdigit())[-12:].rjust(12, "0")
         self.execute(
             "INSERT INTO orders VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'paid', ?, ?, ?)",
@@ -542,7 +542,7 @@ class EcommerceService(Service):
                 "REFUND_WINDOW_CLOSED", f"order {order_id!r} was placed on {placed}, over {REFUND_WINDOW_DAYS} days ago"
             )
         amount = int(item["unit_price_minor"]) * qty
-        refund_id = self._fresh_id("refund_seq", f"rf_{now:%Y%m%d}_{{:06d}}", "refunds", "refund_id")
+        refund_id = self.mint_id(f"rf_{now:%Y%m%d}_{{:06d}}", "refund_seq", "refunds", "refund_id")
         now_iso = self.now_iso()
         self.execute(
             "INSERT INTO refunds (refund_id, order_id, item_id, qty, reason, status, opened_at, refund_amount_minor) "
@@ -558,12 +558,6 @@ class EcommerceService(Service):
     def today(self) -> str:
         """The virtual clock's local date."""
         return self.now().date().isoformat()
-
-    def _fresh_id(self, counter: str, pattern: str, table: str, column: str) -> str:
-        while True:
-            value = pattern.format(self.next_seq(counter))
-            if self.query_one(f'SELECT 1 FROM "{table}" WHERE "{column}" = ?', (value,)) is None:
-                return value
 
     def _touch_cart(self, user_id: str) -> None:
         self.execute(

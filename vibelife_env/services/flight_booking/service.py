@@ -35,7 +35,6 @@ from vibelife_env.services.flight_booking._types import (
     PreferredSeat,
     SeatSelection,
 )
-from vibelife_env.services.tooling import ToolSpec
 
 _PNR_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"
 _PAX_TYPES = ("ADT", "CHD", "INF")
@@ -48,16 +47,10 @@ class FlightBookingService(Service):
     SCHEMA = schema_from(__file__)
 
     # ------------------------------------------------------------ clock-driven upkeep
-    def invoke(self, spec: ToolSpec, kwargs: dict[str, Any]) -> Any:
+    def sync_clock(self) -> None:
         """Apply what the clock and world mutations imply (lapsed holds, swapped aircraft) first."""
-        self.conn.execute("SAVEPOINT vl_sweep")
-        try:
-            self._expire_holds()
-            self._invalidate_seats()
-        except Exception:
-            self.conn.execute("ROLLBACK TO vl_sweep")
-        self.conn.execute("RELEASE vl_sweep")
-        return super().invoke(spec, kwargs)
+        self._expire_holds()
+        self._invalidate_seats()
 
     # ------------------------------------------------------------------ search
     @tool

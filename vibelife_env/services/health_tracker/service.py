@@ -57,7 +57,7 @@ class HealthTrackerService(Service):
         R.check_user(user_id)
         R.check_type(type)
         R.check_timestamp(recorded_at, "recorded_at")
-        metric_id = self._fresh_id("metric_seq", "met_{:08d}", "metrics", "metric_id")
+        metric_id = self.mint_id("met_{:08d}", "metric_seq", "metrics", "metric_id")
         self.execute(
             "INSERT INTO metrics (metric_id, user_id, type, value, value_text, unit, recorded_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
             (metric_id, user_id, type, float(value), value_text, unit or R.DEFAULT_UNITS[type], recorded_at),
@@ -180,7 +180,7 @@ class HealthTrackerService(Service):
             if v is not None and v < 0:
                 raise ToolError("BAD_VALUE", f"{name} must be >= 0, got {v}")
         R.check_timestamp(started_at, "started_at")
-        workout_id = self._fresh_id("workout_seq", "wkt_{:06d}", "workouts", "workout_id")
+        workout_id = self.mint_id("wkt_{:06d}", "workout_seq", "workouts", "workout_id")
         self.execute(
             "INSERT INTO workouts (workout_id, user_id, type, duration_min, calories, distance_m, started_at) "
             "VALUES (?, ?, ?, ?, ?, ?, ?)",
@@ -290,7 +290,7 @@ class HealthTrackerService(Service):
         if direction not in R.GOAL_DIRECTIONS:
             raise ToolError("BAD_VALUE", f"direction must be one of {R.GOAL_DIRECTIONS}, got {direction!r}")
         start = R.parse_day(start_date, "start_date").isoformat() if start_date else self._today().isoformat()
-        goal_id = self._fresh_id("goal_seq", "goal_{:06d}", "goals", "goal_id")
+        goal_id = self.mint_id("goal_{:06d}", "goal_seq", "goals", "goal_id")
         self.execute(
             "INSERT INTO goals (goal_id, user_id, type, target, unit, period, direction, start_date, status) "
             "VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'active')",
@@ -396,7 +396,7 @@ class HealthTrackerService(Service):
             if v is not None and v < 0:
                 raise ToolError("BAD_VALUE", f"{name} must be >= 0, got {v}")
         R.check_timestamp(logged_at, "logged_at")
-        nutrition_id = self._fresh_id("nutrition_seq", "nut_{:08d}", "nutrition_logs", "nutrition_id")
+        nutrition_id = self.mint_id("nut_{:08d}", "nutrition_seq", "nutrition_logs", "nutrition_id")
         self.execute(
             "INSERT INTO nutrition_logs (nutrition_id, user_id, meal, description, calories, protein_g, carbs_g, fat_g, "
             "logged_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
@@ -479,13 +479,6 @@ class HealthTrackerService(Service):
 
     def _one(self, table: str, key: str, value: str) -> dict[str, Any]:
         return self.query_one(f'SELECT * FROM "{table}" WHERE "{key}" = ?', (value,)) or {}
-
-    def _fresh_id(self, counter: str, pattern: str, table: str, column: str) -> str:
-        """Next counter-based id, skipping any id a seed already used."""
-        while True:
-            candidate = pattern.format(self.next_seq(counter))
-            if self.query_one(f'SELECT 1 FROM "{table}" WHERE "{column}" = ?', (candidate,)) is None:
-                return candidate
 
     def _window_filter(
         self, sql: str, params: list[Any], column: str, since: str | None, until: str | None

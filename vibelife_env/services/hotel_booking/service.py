@@ -29,7 +29,6 @@ from pydantic import Field
 from typing_extensions import TypedDict
 
 from vibelife_env.services.base import Service, ToolError, schema_from, tool
-from vibelife_env.services.tooling import ToolSpec
 
 SORTS = ("price_asc", "price_desc", "user_rating_desc", "star_desc")
 FLAVORS = ("flex", "semi", "prepaid")
@@ -54,15 +53,9 @@ class HotelBookingService(Service):
     name = "hotel_booking"
     SCHEMA = schema_from(__file__)
 
-    def invoke(self, spec: ToolSpec, kwargs: dict[str, Any]) -> Any:
+    def sync_clock(self) -> None:
         """Fire seeded hold-expiry events whose time has come before serving the call."""
-        self.conn.execute("SAVEPOINT vl_sweep")
-        try:
-            self._fire_hold_expiries()
-        except Exception:
-            self.conn.execute("ROLLBACK TO vl_sweep")
-        self.conn.execute("RELEASE vl_sweep")
-        return super().invoke(spec, kwargs)
+        self._fire_hold_expiries()
 
     # ------------------------------------------------------------------ catalogue
     @tool(read_only=True)
@@ -230,7 +223,7 @@ class HotelBookingService(Service):
             raise ToolError("RATE_PLAN_NOT_FOUND", f"rate plan {rate_plan_id} spans several currencies")
         total = sum(int(r["nightly_price"]) for r in rows)
         refundable, until = self._refund_window(rows)
-        seq = self._next_counter("reservation_seq")
+        seq = self.next_seq("reservation_seq")
         res_id = f"res_{self.now().strftime('%Y%m%d')}_{seq:06d}"
         code = hashlib.sha256(res_id.encode()).hexdigest().upper()
         code = f"MOCK-{code[:4]}-{code[4:8]}"
@@ -676,7 +669,7 @@ class HotelBookingService(Service):
         return 1.0 - free
 
     def _open_ticket(self, reservation_id: str, text: str) -> dict[str, Any]:
-        ticket = f"tkt_{self._next_counter('ticket_seq'):06d}"
+        ticket = f"tkt_{self.next_seq('ticket_seq'):06d}"
         status = _triage(text)
         now = self.now_iso()
         self.execute(
@@ -689,11 +682,6 @@ class HotelBookingService(Service):
             "INSERT INTO notifications (created_at, channel, payload_json) VALUES (?, ?, ?)",
             (self.now_iso(), channel, _dumps(payload)),
         )
-
-    def _next_counter(self, name: str) -> int:
-        self.execute("INSERT OR IGNORE INTO _counters (name, value) VALUES (?, 0)", (name,))
-        self.execute("UPDATE _counters SET value = value + 1 WHERE name = ?", (name,))
-        return int(self.query_one("SELECT value FROM _counters WHERE name = ?", (name,))["value"])
 
     def _fire_hold_expiries(self) -> None:
         if not self.query_one("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'pending_events'"):

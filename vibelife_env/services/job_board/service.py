@@ -178,7 +178,7 @@ class JobBoardService(Service):
             if not value.strip():
                 raise ToolError("BAD_ARG", f"{arg} must not be empty")
         _check_years(years_exp)
-        resume_id = self._fresh_id("resume_{:06d}", "resume_seq", "resumes", "resume_id")
+        resume_id = self.mint_id("resume_{:06d}", "resume_seq", "resumes", "resume_id")
         self.execute(
             "INSERT INTO resumes (resume_id, user_id, name, headline, years_exp, education, skills, summary, updated_at) "
             "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
@@ -315,7 +315,7 @@ class JobBoardService(Service):
             raise ToolError(
                 "ALREADY_APPLIED", f"user {user_id!r} already applied to {job_id!r} ({dup['application_id']})"
             )
-        app_id = self._fresh_id("app_{:06d}", "application_seq", "applications", "application_id")
+        app_id = self.mint_id("app_{:06d}", "application_seq", "applications", "application_id")
         now = self.now_utc()
         self.execute(
             "INSERT INTO applications (application_id, user_id, job_id, resume_id, cover_letter, status, applied_at, updated_at) "
@@ -378,13 +378,13 @@ class JobBoardService(Service):
             chat_id = chat["chat_id"]
         else:
             recruiter = f"{job['company_name']}招聘" if job["company_name"] else "HR"
-            chat_id = self._fresh_id("chat_{:06d}", "chat_seq", "chats", "chat_id")
+            chat_id = self.mint_id("chat_{:06d}", "chat_seq", "chats", "chat_id")
             self.execute(
                 "INSERT INTO chats (chat_id, user_id, job_id, company_id, recruiter_name, created_at, last_at) "
                 "VALUES (?, ?, ?, ?, ?, ?, ?)",
                 (chat_id, user_id, job_id, job["company_id"], recruiter, now, now),
             )
-        msg_id = self._fresh_id("msg_{:08d}", "message_seq", "chat_messages", "message_id")
+        msg_id = self.mint_id("msg_{:08d}", "message_seq", "chat_messages", "message_id")
         self.execute(
             "INSERT INTO chat_messages (message_id, chat_id, sender, body, sent_at) VALUES (?, ?, 'user', ?, ?)",
             (msg_id, chat_id, message, now),
@@ -441,7 +441,7 @@ class JobBoardService(Service):
             json.loads(query_json)
         except json.JSONDecodeError as exc:
             raise ToolError("BAD_ARG", f"query_json is not valid JSON: {exc.msg}") from None
-        alert_id = self._fresh_id("alert_{:06d}", "alert_seq", "job_alerts", "alert_id")
+        alert_id = self.mint_id("alert_{:06d}", "alert_seq", "job_alerts", "alert_id")
         now = self.now_utc()
         self.execute(
             "INSERT INTO job_alerts (alert_id, user_id, query_json, created_at, active) VALUES (?, ?, ?, ?, 1)",
@@ -457,13 +457,6 @@ class JobBoardService(Service):
         return self.require(
             "SELECT * FROM resumes WHERE resume_id = ?", (resume_id,), "RESUME_NOT_FOUND", f"no resume {resume_id!r}"
         )
-
-    def _fresh_id(self, pattern: str, counter: str, table: str, column: str) -> str:
-        """Next ``_counters`` id, skipping any already taken by seed rows."""
-        while True:
-            candidate = pattern.format(self.next_seq(counter))
-            if self.query_one(f"SELECT 1 FROM {table} WHERE {column} = ?", (candidate,)) is None:
-                return candidate
 
 
 def _check_user(user_id: str) -> None:

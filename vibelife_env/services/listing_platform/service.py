@@ -173,7 +173,7 @@ class ListingPlatformService(Service):
             raise ToolError("BAD_ARG", f"area_sqm must be positive, got {area_sqm}")
         if rooms is not None and rooms < 0:
             raise ToolError("BAD_ARG", f"rooms must not be negative, got {rooms}")
-        listing_id = self._fresh("listing_seq", "lst_{:08d}", "listings", "listing_id")
+        listing_id = self.mint_id("lst_{:08d}", "listing_seq", "listings", "listing_id")
         self.insert_rows(
             "listings",
             [
@@ -241,7 +241,7 @@ class ListingPlatformService(Service):
         if not message.strip():
             raise ToolError("BAD_ARG", "message must not be empty")
         row = self._active_listing(listing_id)
-        contact_id = self._fresh("contact_seq", "con_{:06d}", "contacts", "contact_id")
+        contact_id = self.mint_id("con_{:06d}", "contact_seq", "contacts", "contact_id")
         created = self.now_iso()
         self.execute(
             "INSERT INTO contacts VALUES (?, ?, ?, ?, ?, ?)",
@@ -318,7 +318,7 @@ class ListingPlatformService(Service):
         row = self._active_listing(listing_id)
         if when <= self.now():
             raise ToolError("BAD_DATE", f"viewing time {datetime} is not in the future (now {self.now_iso()})")
-        viewing_id = self._fresh("viewing_seq", "viw_{:06d}", "viewings", "viewing_id")
+        viewing_id = self.mint_id("viw_{:06d}", "viewing_seq", "viewings", "viewing_id")
         created = self.now_iso()
         self.execute(
             "INSERT INTO viewings VALUES (?, ?, ?, ?, ?, 'scheduled', ?)",
@@ -410,18 +410,12 @@ class ListingPlatformService(Service):
             raise ToolError("BAD_ARG", f"query_json is not valid JSON: {exc.msg}") from None
         if isinstance(query, dict) and "category" in query:
             _check_category(str(query["category"]))
-        sub_id = self._fresh("subscription_seq", "sub_{:06d}", "search_subscriptions", "subscription_id")
+        sub_id = self.mint_id("sub_{:06d}", "subscription_seq", "search_subscriptions", "subscription_id")
         created = self.now_iso()
         self.execute("INSERT INTO search_subscriptions VALUES (?, ?, ?, ?)", (sub_id, user_id, query_json, created))
         return {"subscription_id": sub_id, "user_id": user_id, "query": query, "created_at": created}
 
     # ------------------------------------------------------------------ helpers
-    def _fresh(self, counter: str, pattern: str, table: str, column: str) -> str:
-        while True:
-            value = pattern.format(self.next_seq(counter))
-            if self.query_one(f'SELECT 1 FROM "{table}" WHERE "{column}" = ?', (value,)) is None:
-                return value
-
     def _listing(self, listing_id: str) -> dict[str, Any]:
         return self.require(
             "SELECT * FROM listings WHERE listing_id = ?",

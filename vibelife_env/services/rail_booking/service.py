@@ -196,7 +196,7 @@ class RailBookingService(Service):
         for t in tickets:
             t["seat"] = self._assign_seat(row)
         total = round(sum(t["fare"] for t in tickets), 2)
-        ref = f"RB{self._next_counter('booking_seq'):06d}"
+        ref = f"RB{self.next_seq('booking_seq'):06d}"
         now = self.now_iso()
         user_id = contact.get("user_id") or passengers[0].get("user_id") or contact.get("email") or "unknown"
         self.execute(
@@ -475,16 +475,11 @@ class RailBookingService(Service):
 
     def _assign_seat(self, offer: dict[str, Any]) -> str:
         """Next seat of the offer: 5 abreast (ABCDF), 20 rows a car, numbered from car 01."""
-        n = self._next_counter(f"seat:{offer['offer_id']}") - 1
+        n = self.next_seq(f"seat:{offer['offer_id']}") - 1
         letters = "ACDF" if offer["seat_class"] in ("first_class", "business") else "ABCDF"
         car, rest = divmod(n, 20 * len(letters))
         row, col = divmod(rest, len(letters))
         return f"{car + 1:02d}车{row + 1:02d}{letters[col]}"
-
-    def _next_counter(self, name: str) -> int:
-        self.execute("INSERT OR IGNORE INTO _counters (name, value) VALUES (?, 0)", (name,))
-        self.execute("UPDATE _counters SET value = value + 1 WHERE name = ?", (name,))
-        return int(self.query_one("SELECT value FROM _counters WHERE name = ?", (name,))["value"])
 
     def _offer_out(self, row: dict[str, Any], passengers: list[dict[str, Any]]) -> dict[str, Any]:
         out = dict(row)

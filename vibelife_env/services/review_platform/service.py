@@ -168,7 +168,7 @@ class ReviewPlatformService(Service):
             base_n, base_tenths = agg["n"], agg["total"] * 10
         new_n = base_n + 1
         new_tenths = int((base_tenths + rating * 10) / new_n + 0.5)
-        review_id = self._mint("review_seq", "rev_{:08d}", "reviews", "review_id")
+        review_id = self.mint_id("rev_{:08d}", "review_seq", "reviews", "review_id", alias="review")
         created_at = self.now_utc()
         captions = json.dumps([c for c in image_captions or [] if c], ensure_ascii=False)
         self.execute(
@@ -257,7 +257,9 @@ class ReviewPlatformService(Service):
                 raise ToolError("DEAL_UNAVAILABLE", f"deal {deal_id!r} is {deal['status']}, not active")
             if deal["valid_until"] and when.date().isoformat() > deal["valid_until"][:10]:
                 raise ToolError("DEAL_UNAVAILABLE", f"deal {deal_id!r} is only valid until {deal['valid_until']}")
-        reservation_id = self._mint("reservation_seq", "resv_{:06d}", "reservations", "reservation_id")
+        reservation_id = self.mint_id(
+            "resv_{:06d}", "reservation_seq", "reservations", "reservation_id", alias="reservation"
+        )
         created_at = self.now_utc()
         slot = when.strftime("%Y-%m-%dT%H:%M:%S")
         self.execute(
@@ -340,7 +342,7 @@ class ReviewPlatformService(Service):
         _require_text("user_id", user_id)
         _require_text("body", body)
         self._merchant_row(merchant_id)
-        qa_id = self._mint("qa_seq", "qa_{:06d}", "merchant_qa", "qa_id")
+        qa_id = self.mint_id("qa_{:06d}", "qa_seq", "merchant_qa", "qa_id", alias="qa")
         created_at = self.now_utc()
         self.execute(
             "INSERT INTO merchant_qa VALUES (?, ?, ?, ?, NULL, NULL, ?)",
@@ -414,20 +416,6 @@ class ReviewPlatformService(Service):
         if parsed.tzinfo is not None:
             parsed = parsed.astimezone(self.now().tzinfo).replace(tzinfo=None)
         return parsed.replace(microsecond=0)
-
-    def _mint(self, key: str, pattern: str, table: str, column: str) -> str:
-        """Next id from ``_counters[key]`` (honouring a seeded alias without ``_seq``), skipping taken ids."""
-        alias = key.removesuffix("_seq")
-        row = self.query_one("SELECT MAX(value) AS v FROM _counters WHERE key IN (?, ?)", (key, alias))
-        start = int(row["v"]) if row and row["v"] is not None else 0
-        self.execute(
-            "INSERT INTO _counters (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
-            (key, start),
-        )
-        while True:
-            value = pattern.format(self.next_seq(key))
-            if self.query_one(f'SELECT 1 FROM "{table}" WHERE "{column}" = ?', (value,)) is None:
-                return value
 
 
 def _check_category(category: str) -> None:

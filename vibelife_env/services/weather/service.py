@@ -203,7 +203,7 @@ class WeatherService(Service):
             raise ToolError("invalid_sink", "sink must not be empty")
         if sink.lower().startswith("file://") and ".." in sink.split("/"):
             raise ToolError("sink_outside_workspace", f"sink {sink!r} escapes the workspace")
-        sub_id = f"sub_{self._next_counter('sub_seq'):06d}"
+        sub_id = f"sub_{self.next_seq('sub_seq'):06d}"
         now = self.now_utc()
         self.execute(
             "INSERT INTO alert_subscriptions (sub_id, geo_key, sink, created_at, active) VALUES (?, ?, ?, ?, 1)",
@@ -316,11 +316,6 @@ class WeatherService(Service):
                 return int(data[key]), dominant
         numbers = [v for v in data.values() if isinstance(v, (int, float))]
         return (round(sum(numbers) / len(numbers)) if numbers else 50), dominant
-
-    def _next_counter(self, name: str) -> int:
-        self.execute("INSERT OR IGNORE INTO _counters (name, value) VALUES (?, 0)", (name,))
-        self.execute("UPDATE _counters SET value = value + 1 WHERE name = ?", (name,))
-        return int(self.query_one("SELECT value FROM _counters WHERE name = ?", (name,))["value"])  # type: ignore[index]
 
 
 def _km(a: tuple[float, float], b: tuple[float, float]) -> float:
