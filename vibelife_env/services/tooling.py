@@ -59,9 +59,7 @@ class ToolSpec:
         }
 
 
-def tool(
-    fn: Callable[..., Any] | None = None, *, name: str | None = None, read_only: bool = False
-) -> Any:
+def tool(fn: Callable[..., Any] | None = None, *, name: str | None = None, read_only: bool = False) -> Any:
     """Mark a method as an agent tool.
 
     Use bare (``@tool``) or with options (``@tool(name="API-post-search", read_only=True)``).
