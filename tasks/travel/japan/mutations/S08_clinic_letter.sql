@@ -1,0 +1,7 @@
+INSERT INTO messages (id, folder_id, message_id, subject, from_addr, to_addr_json, cc_addr_json, bcc_addr_json, date, body_text, body_html, is_read, is_important, is_flagged, in_reply_to, references_header, headers_json, uid, size, created_at) VALUES
+  (203, 1, '<letter-0429@ruijin-hospital.example>', 'Travel letter for Mr Li Guoqiang (Chinese / English / Japanese)',
+   'endo-clinic@ruijin-hospital.example', '["li.wei@mailbox.example"]', '[]', '[]', '2026-04-29T11:00:00+08:00',
+   'Dear Ms Li, as requested, Dr. Wang has issued the trilingual travel letter for your father''s insulin; it is attached. Please print it and keep it with the insulin in his hand luggage. Ruijin Hospital Endocrinology.',
+   NULL, 0, 0, 0, NULL, NULL, '{}', 203, 700, '2026-04-29T03:00:00Z');
+INSERT INTO attachments (message_id, filename, content_type, size, content_b64, content_id) VALUES
+  (203, 'insulin_travel_letter_LiGuoqiang.pdf', 'application/pdf', 300, 'UnVpamluIEhvc3BpdGFsLCBEZXBhcnRtZW50IG9mIEVuZG9jcmlub2xvZ3kuIFRvIHdob20gaXQgbWF5IGNvbmNlcm4gLyDplqLkv4LogIXlkITkvY06IE1yIExJIEd1b3FpYW5nIGhhcyBpbnN1bGluLXRyZWF0ZWQgdHlwZSAyIGRpYWJldGVzIGFuZCBtdXN0IGNhcnJ5IGluc3VsaW4gcGVucyAoZ2xhcmdpbmUsIGFzcGFydCksIHBlbiBuZWVkbGVzLCBhIGdsdWNvc2UgbWV0ZXIgYW5kIHRlc3Qgc3RyaXBzIGluIGhpcyBoYW5kIGx1Z2dhZ2UgZm9yIHBlcnNvbmFsIHVzZSBkdXJpbmcgdHJhdmVsIDEtMTEgTWF5IDIwMjYuIOacrOS6uuOBrzLlnovns5blsL/nl4Xjga7jgZ/jgoHjgqTjg7Pjgrnjg6rjg7Poo73liaTjgpLmkLrluK/jgZfjgb7jgZnjgIJEci4gV2FuZyBIdWksIFJ1aWppbiBIb3NwaXRhbCwgU2hhbmdoYWku', NULL);
