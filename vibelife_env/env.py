@@ -50,7 +50,13 @@ _TAGS = {
 
 
 def render_event(event: Event) -> str:
-    """An event as the agent reads it: a tag with kind, time and source, then the body."""
+    """An event as the agent reads it: a tag with kind, time and source, then the body.
+
+    A public-release bundle's events carry the text its own runner renders (language,
+    tags and source labels differ per task), made at load time by :mod:`vibelife_env.release`.
+    """
+    if event.rendered is not None:
+        return event.rendered
     tag = _TAGS.get(event.kind, lambda e: f"[{e.kind} @ {e.time.isoformat()}]")(event)
     return f"{tag}\n{event.body.rstrip()}"
 
@@ -73,6 +79,8 @@ def default_system_prompt(task: Task) -> str:
     ]
     if task.meta.system_prompt:
         lines.append(task.meta.system_prompt.strip())
+    if task.release is not None and task.release.prompt:  # the release bundle's task brief
+        lines.append(task.release.prompt)
     return "\n".join(lines)
 
 

@@ -40,16 +40,21 @@ class EpisodeRecord:
 
     replies: dict[int, list[str]] = field(default_factory=dict)
     traces: dict[int, list[dict[str, Any]]] = field(default_factory=dict)
+    #: per stage, the number of trace rows when each reply closed its turn (turn bounds)
+    marks: dict[int, list[int]] = field(default_factory=dict)
 
     def add_reply(self, stage: int, text: str) -> None:
         self.replies.setdefault(stage, []).append(text)
+        self.marks.setdefault(stage, []).append(len(self.traces.get(stage, [])))
 
     def add_call(self, stage: int, entry: dict[str, Any]) -> None:
         self.traces.setdefault(stage, []).append(entry)
 
     def copy(self) -> EpisodeRecord:
         return EpisodeRecord(
-            {k: list(v) for k, v in self.replies.items()}, {k: list(v) for k, v in self.traces.items()}
+            {k: list(v) for k, v in self.replies.items()},
+            {k: list(v) for k, v in self.traces.items()},
+            {k: list(v) for k, v in self.marks.items()},
         )
 
 
@@ -61,13 +66,18 @@ class _FS:
 
     def _text(self, path: str) -> str | None:
         p = str(path).strip()
+        runtime = self._ctx.release_runtime
         if m := _RESPONSE.match(p):
-            return self._ctx.reply(int(m.group(1))) if int(m.group(1)) in self._ctx.record.replies else None
+            stage = int(m.group(1))
+            if not self._ctx.stage_written(stage):
+                return None
+            return runtime.response_text(self._ctx, stage) if runtime else self._ctx.reply(stage)
         if m := _TRACE.match(p):
             stage = int(m.group(1))
-            if stage not in self._ctx.record.traces and stage not in self._ctx.record.replies:
+            if not self._ctx.stage_written(stage):
                 return None
-            return json.dumps(self._ctx.trace(stage), ensure_ascii=False)
+            rows = runtime.trace_rows(self._ctx, stage) if runtime else self._ctx.trace(stage)
+            return json.dumps(rows, ensure_ascii=False, indent=2, default=str)
         return self._ctx.world.workspace.read(p)
 
     def read_file(self, path: str) -> bytes:
@@ -103,6 +113,15 @@ class CheckContext:
         self.record = record
         self.stage = stage
         self.workspace = _WorkspaceView(self)
+        #: set for public-release rubrics: shapes reply and trace files as its runner did
+        self.release_runtime: Any = None
+
+    def stage_written(self, stage: int) -> bool:
+        """True when the stage's reply/trace files exist: the stage has closed (or is closing)."""
+        if self.stage is not None:
+            return stage <= self.stage
+        known = self.release_runtime is not None and stage in self.release_runtime.visible
+        return known or stage in self.record.replies or stage in self.record.traces
 
     # ----------------------------------------------------------------- services
     @property

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from vibelife_env.checks.base import Check, CheckSet, CheckSuite, Tier
 from vibelife_env.errors import TaskLoadError
+from vibelife_env.release.runtime import ReleaseRuntime
 
 if TYPE_CHECKING:
     from vibelife_env.task.loader import Task
@@ -62,15 +63,41 @@ def _checks_py(task: Task) -> list[Check]:
     raise TaskLoadError(path, "CHECKS", "expected a CheckSet or a list of Check")
 
 
-def _rubric_entry(path: Path, i: int, entry: Any, tier: Tier, stage: int | None) -> Check:
+def _bind(fn: Any, runtime: ReleaseRuntime) -> Any:
+    """Give a release rubric the runtime it expects: ``env``-style, or the namespace form."""
+
+    def check(ctx: Any) -> Any:
+        ctx.release_runtime = runtime
+        if not runtime.profile.namespace_context:
+            return fn(ctx)
+        space = getattr(ctx, "_release_namespace", None)
+        if space is None:
+            space = runtime.namespace(ctx)
+            ctx._release_namespace = space
+        return fn(space)
+
+    check.__name__ = getattr(fn, "__name__", "check")
+    check.__wrapped__ = fn  # type: ignore[attr-defined]
+    return check
+
+
+def _rubric_entry(
+    path: Path,
+    i: int,
+    entry: Any,
+    tier: Tier,
+    stage: int | None,
+    weight_for: Any = None,
+    runtime: ReleaseRuntime | None = None,
+) -> Check:
     if not (isinstance(entry, (tuple, list)) and len(entry) >= 3 and callable(entry[1])):
         raise TaskLoadError(path, f"CHECKS[{i}]", "expected (id, function, weight)")
     try:
-        weight = float(entry[2])
-    except (TypeError, ValueError):
-        raise TaskLoadError(path, f"CHECKS[{i}]", f"weight {entry[2]!r} is not a number") from None
+        weight = float(weight_for(str(entry[0]), entry[2]) if weight_for is not None else entry[2])
+    except (TypeError, ValueError, KeyError) as exc:
+        raise TaskLoadError(path, f"CHECKS[{i}]", f"weight {entry[2]!r} is not usable: {exc}") from None
     try:
-        return Check(str(entry[0]), entry[1], weight, tier, stage)
+        return Check(str(entry[0]), _bind(entry[1], runtime) if runtime else entry[1], weight, tier, stage)
     except ValueError as exc:
         raise TaskLoadError(path, f"CHECKS[{i}]", str(exc)) from None
 
@@ -90,7 +117,17 @@ def _rubrics(task: Task) -> list[Check]:
         module = ModuleType(pkg)
         module.__path__ = [str(rdir)]  # type: ignore[attr-defined]
         sys.modules[pkg] = module
+    _quiet_logs(parent)
     stages = {s.index for s in task.stages}
+    release = task.release
+    end_files = dict(_END_FILES)
+    weight_for = None
+    runtime = None
+    if release is not None:  # only the modules the release runner loads, with its weights
+        end_files = {f: t for f, t in _END_FILES.items() if f.removesuffix(".py") in release.end_modules}
+        runtime = ReleaseRuntime.for_task(task)
+        if release.weight_profile and (rdir / "weight_profile.py").is_file():
+            weight_for = getattr(_import_file(f"{pkg}.weight_profile", rdir / "weight_profile.py"), "weight_for", None)
     out: list[Check] = []
     files = sorted(
         rdir.glob("*.py"), key=lambda p: (0, int(m.group(1))) if (m := _STAGE_FILE.match(p.name)) else (1, p.name)
@@ -101,16 +138,25 @@ def _rubrics(task: Task) -> list[Check]:
             stage: int | None = int(m.group(1))
             if stage not in stages:
                 raise TaskLoadError(path, "", f"stage {stage} does not exist in the timeline")
-        elif path.name in _END_FILES:
-            tier, stage = _END_FILES[path.name], None
+        elif path.name in end_files:
+            tier, stage = end_files[path.name], None
         else:
             continue
         module = _import_file(f"{pkg}.{path.stem}", path)
         entries = getattr(module, "CHECKS", None)
         if not isinstance(entries, (list, tuple)):
             raise TaskLoadError(path, "CHECKS", "missing or not a list")
-        out.extend(_rubric_entry(path, i, e, tier, stage) for i, e in enumerate(entries))
+        out.extend(_rubric_entry(path, i, e, tier, stage, weight_for, runtime) for i, e in enumerate(entries))
     return out
+
+
+def _quiet_logs(package: str) -> None:
+    """Silence the ``loguru`` output of a bundle's rubric modules (they log every check)."""
+    try:
+        from loguru import logger
+    except ImportError:  # loguru is a dependency; without it rubric imports fail loudly
+        return
+    logger.disable(package)
 
 
 def load_checks(task: Task) -> CheckSuite:

@@ -21,6 +21,7 @@ import yaml
 
 from vibelife_env.clock import VirtualClock, get_zone
 from vibelife_env.errors import TaskLoadError
+from vibelife_env.release import ReleaseProfile, is_release_bundle, load_profile, prepare_stages
 from vibelife_env.services.base import ServiceContext
 from vibelife_env.services.registry import SERVICES, canonical_name, service_class
 from vibelife_env.task.models import OP_TAGS, Event, SqlFileOp, Stage, TaskMeta, WorkspaceFileOp, WorkspacePathOp
@@ -39,6 +40,7 @@ class Task:
     stages: list[Stage]
     workspace_files: dict[str, str]
     seeds: dict[str, list[tuple[Path, str]]] = field(repr=False)
+    release: ReleaseProfile | None = field(default=None, repr=False)
 
     @property
     def id(self) -> str:
@@ -163,16 +165,24 @@ def _meta_from_toml(root: Path, data: dict[str, Any]) -> TaskMeta:
     return meta
 
 
-def _load_events(root: Path, meta: TaskMeta, services: list[str]) -> list[Stage]:
+def _load_events(root: Path, meta: TaskMeta, services: list[str], release: ReleaseProfile | None = None) -> list[Stage]:
     path = root / meta.events_file
     if not path.is_file():
         raise TaskLoadError(path, "", "missing event timeline")
     data = _read_yaml(path)
     if not isinstance(data, dict) or not isinstance(data.get("stages"), dict):
         raise TaskLoadError(path, "stages", "expected a mapping 'stages: {<n>: [events]}'")
+    raw_stages = data["stages"]
+    if release is not None:  # replay order, rendering and skips of the release runner
+        try:
+            raw_stages = prepare_stages(
+                release, raw_stages, meta.start_date, meta.timezone, _rubric_stage_count(root, meta, release)
+            )
+        except (TypeError, ValueError) as exc:
+            raise TaskLoadError(path, "stages", f"cannot replay as the release runner does: {exc}") from None
     stages: list[Stage] = []
     seen: set[str] = set()
-    for key, raw_events in data["stages"].items():
+    for key, raw_events in raw_stages.items():
         try:
             index = int(key)
         except (TypeError, ValueError):
@@ -195,7 +205,8 @@ def _load_events(root: Path, meta: TaskMeta, services: list[str]) -> list[Stage]
             seen.add(event.id)
             _check_ops(root, path, field_path, event, services)
             events.append(event)
-        events.sort(key=lambda e: e.time)  # stable: same-time events keep file order
+        if release is None:
+            events.sort(key=lambda e: e.time)  # stable: same-time events keep file order
         stages.append(Stage(index=index, events=tuple(events)))
     stages.sort(key=lambda s: s.index)
     return stages
@@ -210,6 +221,14 @@ def _format_loc(loc: tuple[Any, ...]) -> str:
         elif part not in OP_TAGS and not str(part).startswith(("function-", "union")):
             out += f".{part}"
     return out
+
+
+def _rubric_stage_count(root: Path, meta: TaskMeta, release: ReleaseProfile) -> int:
+    """Highest ``rubrics/stage_N.py`` + 1 when the runner counts stages from rubrics, else 0."""
+    if not release.stages_from_rubrics:
+        return 0
+    found = [int(p.stem.split("_", 1)[1]) for p in (root / meta.rubrics_dir).glob("stage_*.py") if p.stem[6:].isdigit()]
+    return max(found) + 1 if found else 0
 
 
 def _check_ops(root: Path, path: Path, field_path: str, event: Event, services: list[str]) -> None:
@@ -266,14 +285,15 @@ def load_task(path: str | Path) -> Task:
         raise TaskLoadError(root, "", "task bundle directory does not exist")
     meta = _meta_from_toml(root, _read_toml(root / "task.toml"))
     seeds = _load_seeds(root, meta)
-    stages = _load_events(root, meta, list(seeds))
+    release = load_profile(root, meta.start_date, meta.timezone) if is_release_bundle(root) else None
+    stages = _load_events(root, meta, list(seeds), release)
     if not any(e.opens_turn for s in stages for e in s.events):
         raise TaskLoadError(root / meta.events_file, "stages", "the timeline has no turn-opening event")
     try:
         files = Workspace.from_directory(root / meta.workspace_dir)
     except UnicodeDecodeError as exc:
         raise TaskLoadError(root / meta.workspace_dir, "", str(exc.reason)) from None
-    return Task(root=root, meta=meta, stages=stages, workspace_files=files, seeds=seeds)
+    return Task(root=root, meta=meta, stages=stages, workspace_files=files, seeds=seeds, release=release)
 
 
 _CACHE: dict[tuple[str, float], Task] = {}

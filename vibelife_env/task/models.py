@@ -144,7 +144,8 @@ class Postcondition(_Strict):
     contains: list[str] = Field(default_factory=list)
     not_contains: list[str] = Field(default_factory=list)
     equals: Any = None
-    expect: dict[str, Any] | None = None
+    expect: dict[str, Any] | list[Any] | None = None
+    sha256: str | None = None
 
     @model_validator(mode="after")
     def _target(self) -> Postcondition:
@@ -174,6 +175,8 @@ class Event(_Strict):
     postconditions: list[Postcondition] = Field(default_factory=list)
     idempotency_key: str | None = None
     abort_stage: bool = False
+    rendered: str | None = None
+    merged: list[str] = Field(default_factory=list)
 
     @model_validator(mode="before")
     @classmethod

@@ -1,0 +1,26 @@
+"""Run the public VibeLifeBench release's bundles unchanged, in-process.
+
+A release bundle ships its runner as ``task.py``. We never import it: its behaviour is
+read statically into a :class:`ReleaseProfile` (:mod:`.profile`, :mod:`.templates`) and
+the raw timeline is rewritten into the sequence that runner replays
+(:mod:`.timeline`). The task loader calls :func:`prepare_release_stages` for bundles with
+a ``task.py``; the check loader and the check context read ``task.release`` for the
+rubric modules to load, their weights and the trace shape.
+
+What is faithful and what is approximated is listed in ``docs`` of the issue report and
+in the docstrings of each module.
+"""
+
+from vibelife_env.release.profile import ReleaseProfile, is_release_bundle, load_profile
+from vibelife_env.release.templates import Renderer, TemplateError, extract_renderer
+from vibelife_env.release.timeline import prepare_stages
+
+__all__ = [
+    "ReleaseProfile",
+    "Renderer",
+    "TemplateError",
+    "extract_renderer",
+    "is_release_bundle",
+    "load_profile",
+    "prepare_stages",
+]

@@ -1,0 +1,265 @@
+"""The rubric runtime a release bundle's modules expect, built over our check context.
+
+Release rubrics receive the runner's ``env`` and read, besides the services
+(``env.<server>_mock.call_tool``) and the workspace (``env.workspace.fs``):
+
+- ``/terrarium/agent_responses/stage_N.txt``: the stage's turn replies, each cut at
+  20 000 characters, empty ones dropped, joined by ``"\\n---\\n"``;
+- ``/terrarium/agent_traces/stage_N.json``: the stage's tool calls. Two shapes exist:
+  one row per call (``event_id, id, type, name, arguments, result, success, error``), or
+  — for the runners that keep a full trace — a ``tool_call`` row and a ``tool_result``
+  row per call, paired by ``id``, with ``name`` set only when the call succeeded;
+- one runner instead builds a namespace: ``ctx.turn_log`` (one entry per event, the
+  batch's reply and calls on its first event), async ``ctx.fs`` and async service
+  managers under alias names, with a few tool-name aliases for notion.
+
+:class:`ReleaseRuntime` holds what the shapes need (the profile and the task's visible
+event ids per stage) and produces them from an :class:`EpisodeRecord`. Tool names are
+our agent-facing ``<service>__<tool>``; the rubric helpers match a service by substring
+and a tool by the part after ``__``, which that spelling satisfies.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+from dataclasses import dataclass, field
+from types import SimpleNamespace
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from vibelife_env.checks.context import CheckContext
+    from vibelife_env.release.profile import ReleaseProfile
+    from vibelife_env.task.loader import Task
+
+MAX_STAGE_RESPONSE_CHARS = 20_000
+RESPONSE_SEPARATOR = "\n---\n"
+CONTAINER_WORKSPACE = "/terrarium/openclaw/workspace"
+
+
+def _limit(text: str) -> str:
+    if len(text) <= MAX_STAGE_RESPONSE_CHARS:
+        return text
+    return text[:MAX_STAGE_RESPONSE_CHARS] + f"\n\n[TRUNCATED: response exceeded {MAX_STAGE_RESPONSE_CHARS} chars]"
+
+
+@dataclass(frozen=True)
+class _Turn:
+    stage: int
+    event_id: str
+    merged: tuple[str, ...]
+    reply: str
+    calls: list[dict[str, Any]]
+
+
+@dataclass
+class ReleaseRuntime:
+    """Per-task facts for shaping the episode record the way the release runner wrote it."""
+
+    profile: ReleaseProfile
+    visible: dict[int, list[tuple[str, tuple[str, ...]]]] = field(default_factory=dict)
+    mutations: dict[int, list[str]] = field(default_factory=dict)
+    service_aliases: dict[str, str] = field(default_factory=dict)
+    tool_aliases: dict[str, str] = field(default_factory=dict)
+    arg_moves: dict[str, tuple[str, str]] = field(default_factory=dict)
+
+    @classmethod
+    def for_task(cls, task: Task) -> ReleaseRuntime:
+        """Collect the visible event ids per stage and the namespace aliases of ``task``."""
+        assert task.release is not None
+        runtime = cls(task.release)
+        for stage in task.stages:
+            runtime.visible[stage.index] = [(e.id, tuple(e.merged)) for e in stage.events if e.opens_turn]
+            runtime.mutations[stage.index] = [e.id for e in stage.events if not e.opens_turn]
+        if task.release.namespace_context:
+            runtime.service_aliases, runtime.tool_aliases, runtime.arg_moves = _namespace_aliases(
+                task.release.task_py.read_text(encoding="utf-8")
+            )
+        return runtime
+
+    # ------------------------------------------------------------------ turns
+    def turns(self, ctx: CheckContext, stage: int) -> list[_Turn]:
+        """The stage's closed turns: event, reply and the calls made in that turn."""
+        record = ctx.record
+        replies = record.replies.get(stage, [])
+        marks = record.marks.get(stage, [])
+        rows = record.traces.get(stage, [])
+        events = self.visible.get(stage, [])
+        out: list[_Turn] = []
+        start = 0
+        for i, reply in enumerate(replies):
+            end = marks[i] if i < len(marks) else len(rows)
+            event_id, merged = events[i] if i < len(events) else (f"turn_{i}", ())
+            out.append(_Turn(stage, event_id, merged, reply, list(rows[start:end])))
+            start = end
+        return out
+
+    def response_text(self, ctx: CheckContext, stage: int) -> str:
+        """``stage_N.txt`` as the runner writes it."""
+        return RESPONSE_SEPARATOR.join(_limit(t.reply) for t in self.turns(ctx, stage) if t.reply)
+
+    def trace_rows(self, ctx: CheckContext, stage: int) -> list[dict[str, Any]]:
+        """``stage_N.json`` rows in the runner's shape."""
+        out: list[dict[str, Any]] = []
+        for turn in self.turns(ctx, stage):
+            for call in turn.calls:
+                if self.profile.trace_style == "paired":
+                    out.extend(_paired_rows(turn.event_id, call))
+                else:
+                    out.append(_row(turn.event_id, call))
+        return out
+
+    def turn_log(self, ctx: CheckContext) -> list[dict[str, Any]]:
+        """``ctx.turn_log`` of the namespace-style runner, up to the stage being scored."""
+        log: list[dict[str, Any]] = []
+        for stage in sorted(set(ctx.record.replies) | set(self.visible)):
+            if ctx.stage is not None and stage > ctx.stage:
+                break
+            for turn in self.turns(ctx, stage):
+                calls = [
+                    {
+                        "id": c.get("id"),
+                        "name": c["name"],
+                        "input": c.get("args") or {},
+                        "result": c.get("result"),
+                        "succeeded": bool(c.get("ok")),
+                    }
+                    for c in turn.calls
+                ]
+                log.append({"event_id": turn.event_id, "response": turn.reply, "tool_calls": calls, "stage": stage})
+                log.extend(
+                    {"event_id": m, "response": "", "tool_calls": [], "write_response": False, "stage": stage}
+                    for m in turn.merged
+                )
+        return log
+
+    def namespace(self, ctx: CheckContext) -> SimpleNamespace:
+        """The namespace context one runner passes to its rubrics instead of ``env``."""
+        fs = _AsyncFS(ctx.workspace.fs)
+        space = SimpleNamespace(
+            env=ctx,
+            fs=fs,
+            filesystem=fs,
+            workspace=ctx.workspace,
+            container_workspace=CONTAINER_WORKSPACE,
+            turn_log=self.turn_log(ctx),
+            snapshots={},
+        )
+        for alias, service in self.service_aliases.items():
+            provider = ctx.world.provider(service)
+            if provider is not None:
+                setattr(space, alias, _AsyncTools(provider, self.tool_aliases, self.arg_moves))
+        return space
+
+
+def _row(event_id: str, call: dict[str, Any]) -> dict[str, Any]:
+    ok = bool(call.get("ok"))
+    result = call.get("result")
+    return {
+        "event_id": event_id,
+        "id": call.get("id"),
+        "type": "toolCall",
+        "name": call["name"],
+        "arguments": call.get("args") or {},
+        "result": result,
+        "success": ok,
+        "error": None if ok else str(result.get("error") if isinstance(result, dict) else result),
+    }
+
+
+def _paired_rows(event_id: str, call: dict[str, Any]) -> list[dict[str, Any]]:
+    ok = bool(call.get("ok"))
+    name = call["name"]
+    shown = name if ok else ""
+    common = {"event_id": event_id, "id": call.get("id"), "attempted_name": name, "paired": True, "success": ok}
+    return [
+        {**common, "role": "assistant", "type": "tool_call", "name": shown, "arguments": call.get("args") or {}},
+        {**common, "role": "toolResult", "type": "tool_result", "name": shown, "result": call.get("result")},
+    ]
+
+
+class _AsyncFS:
+    """``ctx.fs`` of the namespace-style runner: async, text out, ``False`` on bad paths."""
+
+    def __init__(self, fs: Any) -> None:
+        self._fs = fs
+
+    async def exists(self, path: str) -> bool:
+        return bool(self._fs.exists(path))
+
+    async def read_file(self, path: str) -> str:
+        return self._fs.read_file(path).decode("utf-8", errors="replace")
+
+
+class _AsyncTools:
+    """An async tool manager with the runner's tool-name and argument aliases."""
+
+    def __init__(self, provider: Any, tools: dict[str, str], moves: dict[str, tuple[str, str]]) -> None:
+        self._provider = provider
+        self._tools = tools
+        self._moves = moves
+
+    async def call_tool(self, tool: str, **args: Any) -> Any:
+        if tool in self._moves:
+            src, dst = self._moves[tool]
+            if src in args and dst not in args:
+                args[dst] = args.pop(src)
+        return self._provider.call(self._tools.get(tool, tool), args)
+
+
+def _namespace_aliases(source: str) -> tuple[dict[str, str], dict[str, str], dict[str, tuple[str, str]]]:
+    """Service attribute aliases, tool renames and argument moves of the namespace runner.
+
+    Read from ``_make_context``'s literal ``{alias: "<service>_mock"}`` map and from the
+    ``if tool == "a": tool = "b"`` chain (with ``args["y"] = args.pop("x")`` moves) of its
+    tool manager class.
+    """
+    from vibelife_env.services.registry import canonical_name
+
+    tree = ast.parse(source)
+    services: dict[str, str] = {}
+    tools: dict[str, str] = {}
+    moves: dict[str, tuple[str, str]] = {}
+    for func in (n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == "_make_context"):
+        for node in ast.walk(func):
+            if isinstance(node, ast.Dict) and all(isinstance(k, ast.Constant) for k in node.keys):
+                for k, v in zip(node.keys, node.values, strict=False):
+                    if isinstance(v, ast.Constant) and str(v.value).endswith("_mock"):
+                        services[str(k.value)] = canonical_name(str(v.value))
+    for node in ast.walk(tree):
+        if not (isinstance(node, ast.If) and isinstance(node.test, ast.Compare)):
+            continue
+        test = node.test
+        if not (
+            isinstance(test.left, ast.Name)
+            and test.left.id == "tool"
+            and isinstance(test.ops[0], ast.Eq)
+            and isinstance(test.comparators[0], ast.Constant)
+        ):
+            continue
+        name = str(test.comparators[0].value)
+        for stmt in ast.walk(ast.Module(body=node.body, type_ignores=[])):
+            if (
+                isinstance(stmt, ast.Assign)
+                and isinstance(stmt.targets[0], ast.Name)
+                and stmt.targets[0].id == "tool"
+                and isinstance(stmt.value, ast.Constant)
+            ):
+                tools[name] = str(stmt.value.value)
+            if (
+                isinstance(stmt, ast.Assign)
+                and isinstance(stmt.targets[0], ast.Subscript)
+                and isinstance(stmt.targets[0].slice, ast.Constant)
+                and isinstance(stmt.value, ast.Call)
+                and isinstance(stmt.value.func, ast.Attribute)
+                and stmt.value.func.attr == "pop"
+                and stmt.value.args
+                and isinstance(stmt.value.args[0], ast.Constant)
+            ):
+                moves[name] = (str(stmt.value.args[0].value), str(stmt.targets[0].slice.value))
+    return services, tools, moves
+
+
+def json_text(rows: list[dict[str, Any]]) -> str:
+    """The trace file's text (indented JSON, as the runner writes it)."""
+    return json.dumps(rows, ensure_ascii=False, indent=2, default=str)
