@@ -93,6 +93,32 @@ class _FS:
         return sorted(self._ctx.world.workspace.files)
 
 
+class _TableRows:
+    """``cap.state.<table>``: a table's rows as dicts (the test-double surface some rubrics read)."""
+
+    def __init__(self, service: Any) -> None:
+        self._service = service
+
+    def __getattr__(self, table: str) -> list[dict[str, Any]]:
+        if table.startswith("_"):
+            raise AttributeError(table)
+        names = {r["name"] for r in self._service.query("SELECT name FROM sqlite_master WHERE type = 'table'")}
+        if table not in names:
+            raise AttributeError(f"no table {table!r}")
+        return self._service.query(f'SELECT * FROM "{table}"')
+
+
+class _Capability:
+    """A service as the release rubrics see it: ``call_tool``, ``call_tool_async`` and ``state``."""
+
+    def __init__(self, provider: ToolProvider) -> None:
+        self._provider = provider
+        self.state = _TableRows(provider)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._provider, name)
+
+
 class _WorkspaceView:
     def __init__(self, ctx: CheckContext) -> None:
         self.fs = _FS(ctx)
@@ -149,6 +175,14 @@ class CheckContext:
         finally:
             svc.conn.execute("PRAGMA query_only = OFF")
 
+    def __contains__(self, name: object) -> bool:
+        """``"email_mock" in env``: the release runtime's capability test."""
+        return isinstance(name, str) and (name == "workspace" or self.has(name))
+
+    def __iter__(self):  # noqa: ANN204
+        """Capability names, as the release runtime lists them (``<service>_mock``, ``workspace``)."""
+        return iter([*(f"{n}_mock" for n in self.world.services), "workspace"])
+
     def __getattr__(self, name: str) -> ToolProvider:
         """``ctx.email_mock`` / ``ctx.email``: the service, for ``call_tool``."""
         if name.startswith("_"):
@@ -156,7 +190,7 @@ class CheckContext:
         provider = self.world.provider(name) if name != "workspace" else None
         if provider is None:
             raise AttributeError(f"no service {name!r} in this task")
-        return provider
+        return _Capability(provider)  # type: ignore[return-value]
 
     # ---------------------------------------------------------------- workspace
     @property

@@ -140,16 +140,31 @@ def _check(world: World, pc: Postcondition) -> str:
         payload = svc.call(str(pc.tool), pc.args)
         if isinstance(payload, dict) and "error" in payload and "code" in payload:
             return f"{pc.server}.{pc.tool} failed: {payload['error']}"
-        if pc.expect and not value_matches(payload, pc.expect):
+        if pc.expect and not matches_somewhere(payload, pc.expect):
             return f"{pc.server}.{pc.tool} result does not match {pc.expect}"
-        if pc.equals is not None and payload != pc.equals:
-            return f"{pc.server}.{pc.tool} result != {pc.equals!r}"
+        if pc.equals is not None and not matches_somewhere(payload, pc.equals):
+            return f"{pc.server}.{pc.tool} result does not match {pc.equals!r}"
     blob = json.dumps(payload, ensure_ascii=False, default=str).lower()
     missing = [t for t in pc.contains if str(t).lower() not in blob]
     forbidden = [t for t in pc.not_contains if str(t).lower() in blob]
     if missing or forbidden:
         return f"{pc.server}: missing {missing}, forbidden present {forbidden}"
     return ""
+
+
+def _mappings(value: Any) -> Any:
+    if isinstance(value, dict):
+        yield value
+        for item in value.values():
+            yield from _mappings(item)
+    elif isinstance(value, list):
+        for item in value:
+            yield from _mappings(item)
+
+
+def matches_somewhere(actual: Any, expected: Any) -> bool:
+    """The release's tool postcondition: the result, or any mapping nested in it, matches."""
+    return value_matches(actual, expected) or any(value_matches(m, expected) for m in _mappings(actual))
 
 
 def value_matches(actual: Any, expected: Any) -> bool:
