@@ -24,6 +24,9 @@ exception in the policy or env is not retried: it is reported in ``RolloutResult
 Group rollouts (GRPO-style): :meth:`EpisodeRunner.fork_group` starts G episodes from one
 ``env.snapshot()`` across actors, without re-seeding; all G share the world, clock and
 timeline position of the snapshot, and differ only by what the policy does.
+
+Agents receive ``info["job"] = {"seed", "tag", "forked"}`` at reset, and, for a forked
+episode, ``info["history"]`` (the messages that led to the snapshot, when given).
 """
 
 from __future__ import annotations
@@ -144,16 +147,24 @@ def check_policy(policy: Any) -> None:
         raise TypeError(f"policy must be an agent name, agent, callable or factory, got {type(policy).__name__}")
 
 
-class _ResumeFrom(gym.Wrapper):
-    """Makes ``reset`` resume a snapshot, with the open turn's event as the observation."""
+class _JobEnv(gym.Wrapper):
+    """Adds ``info["job"]`` (seed, tag) at reset; with a snapshot, resumes it instead.
 
-    def __init__(self, env: VibeLifeEnv, snapshot: EnvSnapshot, history: list[dict[str, Any]]) -> None:
+    Resuming shows the open turn's event (after the system prompt) as the observation.
+    """
+
+    def __init__(self, env: VibeLifeEnv, job: EpisodeJob) -> None:
         super().__init__(env)
-        self.snapshot, self.history = snapshot, history
+        self.job = job
 
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
         base: VibeLifeEnv = self.env.unwrapped  # type: ignore[assignment]
-        _, info = base.reset(options={"snapshot": self.snapshot})
+        job_info = {"seed": self.job.seed, "tag": self.job.tag, "forked": self.job.snapshot is not None}
+        if self.job.snapshot is None:
+            obs, info = base.reset(seed=seed, options=options)
+            info["job"] = job_info
+            return obs, info
+        _, info = base.reset(options={"snapshot": self.job.snapshot})
         obs = base.current_observation()
         obs["messages"] = (empty_message("system", base.system_prompt), *obs["messages"])
         info.update(
@@ -161,7 +172,8 @@ class _ResumeFrom(gym.Wrapper):
             read_only_tools=base.read_only_tools(),
             system_prompt=base.system_prompt,
             max_tool_calls_per_turn=base.max_calls_turn,
-            history=list(self.history),
+            history=list(self.job.history),
+            job=job_info,
         )
         return obs, info
 
@@ -199,11 +211,8 @@ class EpisodeWorker:
         key = tuple(sorted((k, repr(v)) for k, v in kwargs.items()))
         if key not in self._envs:
             self._envs[key] = VibeLifeEnv(**kwargs)
-        env: gym.Env = self._envs[key]
         agent = self._agent(self._envs[key])
-        if job.snapshot is not None:
-            env = _ResumeFrom(self._envs[key], job.snapshot, job.history)
-        result = run_episode(env, agent, seed=job.seed)
+        result = run_episode(_JobEnv(self._envs[key], job), agent, seed=job.seed)
         if job.history:
             result.messages = [*job.history, *result.messages[1:]]
         return result

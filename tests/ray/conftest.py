@@ -1,0 +1,20 @@
+"""One local Ray for every test in this folder (tests elsewhere never start Ray)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+
+ray = pytest.importorskip("ray")
+
+
+@pytest.fixture(scope="session", autouse=True)
+def ray_session() -> Iterator[None]:
+    """``ray.init(num_cpus=2)`` once; shut down at the end if this fixture started it."""
+    started = not ray.is_initialized()
+    if started:
+        ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+    yield
+    if started:
+        ray.shutdown()
