@@ -127,3 +127,32 @@ def test_vibelife_eval_cli_writes_report(tmp_path):
 def test_vibelife_eval_rejects_unknown_env(tmp_path):
     with pytest.raises(SystemExit, match="unknown env"):
         cli_main(["eval", "--agent", "null", "--env", "VibeLife-nope-v0", "--out", str(tmp_path)])
+
+
+class _Crashes:
+    name = "crashes"
+
+    def reset(self, info):
+        self.turns = 0
+
+    def act(self, obs, info):
+        self.turns += 1
+        if self.turns > 1:
+            raise RuntimeError("model API down")
+        return {"tool_calls": [], "reply": ""}
+
+
+def crashing_agent(task):
+    """A ``module:factory`` agent for ``vibelife eval`` that fails on its second turn."""
+    return _Crashes()
+
+
+def test_agent_crash_is_recorded_not_fatal(tmp_path):
+    out = tmp_path / "eval"
+    argv = ["eval", "--agent", f"{__name__}:crashing_agent", "--env", DEMO, "--attempts", "1", "--out", str(out)]
+    assert cli_main(argv) == 0
+    (summary,) = json.loads((out / "report.json").read_text())["agents"]
+    task = summary["tasks"]["demo/errands"]
+    assert task["truncated"] == 1 and any("model API down" in e for e in task["errors"])
+    with pytest.raises(RuntimeError, match="model API down"):
+        cli_main([*argv, "--fail-fast"])

@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import json
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -34,6 +35,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--bins", type=int, default=3, help="timeline-position bins for pass rates (default 3)")
     p.add_argument("--out", required=True, help="output directory (report.html, report.json, episodes.jsonl)")
     p.add_argument("--bundles", default=None, help="also register the bundles under this directory")
+    p.add_argument("--fail-fast", action="store_true", help="stop at the first agent exception")
 
 
 def build_agent(name: str, task: Any) -> Any:
@@ -52,19 +54,73 @@ def build_agent(name: str, task: Any) -> Any:
     return factory(task)
 
 
-def run_attempts(env_id: str, agent_name: str, attempts: int, seed: int = 0) -> list[EpisodeResult]:
-    """``attempts`` episodes of one agent on one registered env (seeds ``seed..seed+attempts-1``)."""
+def crashed_result(env: Any, agent_name: str, seed: int, exc: Exception) -> EpisodeResult:
+    """The result of an episode the agent crashed in: what was earned so far, marked truncated.
+
+    The error goes into ``check_errors`` as ``"agent error: ..."`` so the report shows it.
+    """
+    base = env.unwrapped
+    checks = [r.to_dict() for r in base.scorer.results.values()]
+    known = {c["id"] for c in checks}
+    checks += [
+        {"id": c.id, "tier": c.tier, "stage": c.stage, "weight": c.weight, "passed": False, "error": "not evaluated"}
+        for c in base.task.checks
+        if c.id not in known
+    ]
+    result = EpisodeResult(base.task.id, agent_name, seed, 100.0 * base.score, checks=checks, truncated=True)
+    result.check_errors.append(f"agent error: {type(exc).__name__}: {exc}")
+    return result
+
+
+def run_attempts(
+    env_id: str, agent_name: str, attempts: int, seed: int = 0, fail_fast: bool = False
+) -> list[EpisodeResult]:
+    """``attempts`` episodes of one agent on one registered env (seeds ``seed..seed+attempts-1``).
+
+    An exception raised by the agent ends that attempt (see :func:`crashed_result`) unless
+    ``fail_fast``; errors of the environment itself always propagate.
+    """
     env = gym.make(env_id)
     try:
         agent = build_agent(agent_name, env.unwrapped.task)
         out = []
         for i in range(attempts):
-            result = run_episode(env, agent, seed=seed + i, record=False)
+            try:
+                result = run_episode(env, _Guard(agent), seed=seed + i, record=False)
+            except _AgentError as err:
+                if fail_fast:
+                    raise err.__cause__ from None
+                print(f"warning: {agent_name} crashed on {env_id} (seed {seed + i}): {err.__cause__}", file=sys.stderr)
+                result = crashed_result(env, agent_name, seed + i, err.__cause__)
             result.agent = agent_name
             out.append(result)
         return out
     finally:
         env.close()
+
+
+class _AgentError(Exception):
+    """Wraps an exception raised inside the agent (not the env)."""
+
+
+class _Guard:
+    """Forwards to the agent and tags its exceptions, so env errors are not mistaken for them."""
+
+    def __init__(self, agent: Any) -> None:
+        self.agent = agent
+        self.name = getattr(agent, "name", type(agent).__name__)
+
+    def reset(self, info: dict[str, Any]) -> None:
+        try:
+            self.agent.reset(info)
+        except Exception as exc:
+            raise _AgentError() from exc
+
+    def act(self, obs: Any, info: dict[str, Any]) -> Any:
+        try:
+            return self.agent.act(obs, info)
+        except Exception as exc:
+            raise _AgentError() from exc
 
 
 def main(args: argparse.Namespace) -> int:
@@ -87,7 +143,7 @@ def main(args: argparse.Namespace) -> int:
         for agent_name in args.agent:
             results: list[EpisodeResult] = []
             for env_id in args.env:
-                runs = run_attempts(env_id, agent_name, args.attempts, args.seed)
+                runs = run_attempts(env_id, agent_name, args.attempts, args.seed, args.fail_fast)
                 for r in runs:
                     fh.write(json.dumps({**r.to_dict(), "env_id": env_id}, ensure_ascii=False) + "\n")
                 results += runs
