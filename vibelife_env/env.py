@@ -33,11 +33,13 @@ from vibelife_env.checks.base import CheckResult
 from vibelife_env.checks.context import CheckContext, EpisodeRecord
 from vibelife_env.checks.scoring import Scorer
 from vibelife_env.errors import MutationError
-from vibelife_env.services.tooling import NAME_SEP
+from vibelife_env.services.registry import service_class
+from vibelife_env.services.tooling import NAME_SEP, ToolProvider
 from vibelife_env.spaces import action_space, empty_message, observation_space
 from vibelife_env.task.loader import Task, load_task_cached
 from vibelife_env.task.models import Event
 from vibelife_env.task.mutations import MutationOutcome, apply_mutation
+from vibelife_env.workspace import Workspace
 from vibelife_env.world import World, WorldSnapshot
 
 VERSION = "0.1.0"
@@ -176,6 +178,7 @@ class VibeLifeEnv(gym.Env[dict, dict]):
         info["read_only_tools"] = self.read_only_tools()
         info["system_prompt"] = self.system_prompt
         info["max_tool_calls_per_turn"] = self.max_calls_turn
+        info["max_tool_calls_per_episode"] = self.max_calls_episode
         return obs, info
 
     def step(self, action: Any) -> tuple[dict, float, bool, bool, dict]:
@@ -225,22 +228,18 @@ class VibeLifeEnv(gym.Env[dict, dict]):
         return "\n".join(getattr(self, "_transcript", []))
 
     # ------------------------------------------------------------ public helpers
+    def _providers(self) -> list[type[ToolProvider]]:
+        return [*(service_class(n) for n in self.task.services), Workspace]
+
     def tool_schemas(self) -> list[dict[str, Any]]:
-        """Every tool available in this task, OpenAI function format."""
+        """Every tool available in this task, OpenAI function format (no reset needed)."""
         if self._tool_schemas is None:
-            world = self.world or World(self.task.images, {}, self.task.start_time, self.task.meta.timezone)
-            self._tool_schemas = world.tool_schemas()
+            self._tool_schemas = [s for p in self._providers() for s in p.openai_tools()]
         return self._tool_schemas
 
     def read_only_tools(self) -> list[str]:
-        """Agent-facing names of the tools that never change state."""
-        assert self.world is not None
-        out = []
-        for name in self.world.provider_names():
-            provider = self.world.provider(name)
-            assert provider is not None
-            out.extend(f"{name}{NAME_SEP}{t}" for t, spec in provider.tools.items() if spec.read_only)
-        return out
+        """Agent-facing names of the tools that never change state (no reset needed)."""
+        return [f"{p.name}{NAME_SEP}{t}" for p in self._providers() for t, spec in p.tools.items() if spec.read_only]
 
     @property
     def score(self) -> float:
