@@ -18,7 +18,7 @@ A policy is one of:
   actor to build the agent there (e.g. an HTTP client of an LLM server).
 
 A worker that dies (segfault, ``os._exit``, OOM kill, lost node) is replaced by a new
-actor and its episode is retried once; ``RolloutResult.attempts`` is then 2. An ordinary
+actor and each episode that was queued on it is retried once; ``RolloutResult.attempts`` is then 2. An ordinary
 exception in the policy or env is not retried: it is reported in ``RolloutResult.error``.
 
 Group rollouts (GRPO-style): :meth:`EpisodeRunner.fork_group` starts G episodes from one
@@ -231,19 +231,29 @@ class EpisodeRunner:
         ray_address: ``None`` for a local Ray, or a cluster address (ignored when Ray is
             already initialised).
         num_cpus_per_worker: CPUs each actor reserves.
+        max_in_flight: Episodes queued on each actor at once (2 hides the round trip between
+            episodes; when an actor dies, every episode queued on it is retried once).
 
     Raises:
         ValueError / TypeError: see :func:`check_policy`; negative ``num_workers``.
     """
 
     def __init__(
-        self, policy: Any, num_workers: int = 1, ray_address: str | None = None, num_cpus_per_worker: float = 1.0
+        self,
+        policy: Any,
+        num_workers: int = 1,
+        ray_address: str | None = None,
+        num_cpus_per_worker: float = 1.0,
+        max_in_flight: int = 2,
     ) -> None:
         check_policy(policy)
         if not isinstance(num_workers, int) or num_workers < 0:
             raise ValueError(f"num_workers must be an int >= 0, got {num_workers!r}")
+        if not isinstance(max_in_flight, int) or max_in_flight < 1:
+            raise ValueError(f"max_in_flight must be an int >= 1, got {max_in_flight!r}")
         self.policy = policy
         self.num_workers = num_workers
+        self.max_in_flight = max_in_flight
         self._local = EpisodeWorker(policy) if num_workers == 0 else None
         self._ray = ensure_ray(ray_address) if num_workers else None
         self._cls = self._ray.remote(num_cpus=num_cpus_per_worker, max_restarts=0)(EpisodeWorker) if self._ray else None
@@ -272,27 +282,33 @@ class EpisodeRunner:
         from ray.exceptions import RayActorError, RayTaskError
 
         pending = iter(queue)
-        in_flight: dict[Any, tuple[int, int, EpisodeJob, int]] = {}  # ref -> (worker, index, job, attempt)
+        in_flight: dict[Any, tuple[int, Any, int, EpisodeJob, int]] = {}  # ref -> (worker, actor, index, job, attempt)
 
         def submit(worker: int, index: int, job: EpisodeJob, attempt: int) -> None:
-            in_flight[self._actors[worker].run.remote(job)] = (worker, index, job, attempt)
+            actor = self._actors[worker]
+            in_flight[actor.run.remote(job)] = (worker, actor, index, job, attempt)
 
-        for worker, (index, job) in zip(range(self.num_workers), pending, strict=False):
-            submit(worker, index, job, 1)
+        for _ in range(self.max_in_flight):  # round-robin, so every worker starts at once
+            for worker in range(self.num_workers):
+                nxt = next(pending, None)
+                if nxt is not None:
+                    submit(worker, nxt[0], nxt[1], 1)
         while in_flight:
             [ref], _ = self._ray.wait(list(in_flight), num_returns=1)
-            worker, index, job, attempt = in_flight.pop(ref)
+            worker, actor, index, job, attempt = in_flight.pop(ref)
             try:
-                yield RolloutResult(job, index, self._ray.get(ref), attempt, worker=worker)
+                out = RolloutResult(job, index, self._ray.get(ref), attempt, worker=worker)
             except RayActorError as exc:
-                self._ray.kill(self._actors[worker])
-                self._actors[worker] = self._new_actor()
+                if self._actors[worker] is actor:  # first of its jobs to report the death
+                    self._ray.kill(actor)
+                    self._actors[worker] = self._new_actor()
                 if attempt == 1:
                     submit(worker, index, job, 2)
                     continue
-                yield RolloutResult(job, index, None, attempt, f"worker died twice: {_short(exc)}", worker)
+                out = RolloutResult(job, index, None, attempt, f"worker died twice: {_short(exc)}", worker)
             except RayTaskError as exc:
-                yield RolloutResult(job, index, None, attempt, _short(exc), worker)
+                out = RolloutResult(job, index, None, attempt, _short(exc), worker)
+            yield out
             nxt = next(pending, None)
             if nxt is not None:
                 submit(worker, nxt[0], nxt[1], 1)

@@ -53,9 +53,9 @@ def raising_policy(obs):
     raise ValueError("policy bug")
 
 
-def test_completion_order_and_in_process_equivalence():
+def test_results_come_in_completion_order():
     jobs = [EpisodeJob(DEMO, seed=s) for s in range(4)]
-    with EpisodeRunner(SlowOnSeedZero(), num_workers=2) as runner:
+    with EpisodeRunner(SlowOnSeedZero(), num_workers=2, max_in_flight=1) as runner:
         order = [r.index for r in runner.run(jobs)]
     assert sorted(order) == [0, 1, 2, 3] and order[0] != 0 and order[-1] == 0
 
