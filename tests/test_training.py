@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 torch = pytest.importorskip("torch")
@@ -33,10 +35,9 @@ DEMO = "VibeLife-demo-errands-v0"
 
 def test_tool_call_text_round_trip():
     text = "Checking.\n" + format_tool_call("email__search_emails", {"query": "clinic 15:30"})
-    assert parse_completion(text) == {
-        "tool_calls": [{"name": "email__search_emails", "arguments": {"query": "clinic 15:30"}}],
-        "reply": None,
-    }
+    action = parse_completion(text)
+    assert action["reply"] is None and action["tool_calls"][0]["name"] == "email__search_emails"
+    assert json.loads(action["tool_calls"][0]["arguments"]) == {"query": "clinic 15:30"}
     assert parse_completion("  All set for 16:00. ") == {"tool_calls": [], "reply": "All set for 16:00."}
     broken = parse_completion("<tool_call>{not json</tool_call>")
     assert broken["tool_calls"][0]["name"] == INVALID_TOOL and broken["reply"] is None

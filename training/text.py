@@ -20,12 +20,11 @@ Hugging Face tokenizer instead (:class:`HFTokenizer` adapts it to the same small
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Sequence
 from typing import Any, Protocol
 
-TOOL_CALL_RE = re.compile(r"<tool_call>(.*?)</tool_call>", re.S)
-INVALID_TOOL = "invalid_tool_call"
+from vibelife_env.wrappers.action import INVALID_CALL as INVALID_TOOL
+from vibelife_env.wrappers.action import parse_tool_call_text
 
 
 class TextTokenizer(Protocol):
@@ -51,22 +50,19 @@ def format_tool_call(name: str, arguments: dict[str, Any]) -> str:
 
 
 def parse_completion(text: str) -> dict[str, Any]:
-    """A generated assistant message → an env action (plain form); see the module docstring."""
-    calls: list[dict[str, Any]] = []
-    for block in TOOL_CALL_RE.findall(text):
-        try:
-            obj = json.loads(block)
-        except json.JSONDecodeError:
-            obj = None
-        if isinstance(obj, dict) and isinstance(obj.get("name"), str) and obj["name"]:
-            args = obj.get("arguments", {})
-            calls.append(
-                {"name": obj["name"], "arguments": args if isinstance(args, (dict, str)) else json.dumps(args)}
-            )
-        else:
-            calls.append({"name": INVALID_TOOL, "arguments": {"text": block[:500]}})
+    """A generated assistant message → an env action (plain form); see the module docstring.
+
+    Blocks are parsed by :func:`vibelife_env.wrappers.parse_tool_call_text` (the same parser
+    as the ``TextToolCallAction`` wrapper; an unclosed last block runs to the end of the text).
+    A malformed block becomes a call to ``invalid_tool_call`` carrying the parse error.
+    """
+    calls, errors, _rest = parse_tool_call_text(text)
     if calls:
-        return {"tool_calls": calls, "reply": None}
+        out = [
+            {"name": INVALID_TOOL, "arguments": {"parse_error": err}} if c["name"] == INVALID_TOOL else c
+            for c, err in zip(calls, errors, strict=True)
+        ]
+        return {"tool_calls": out, "reply": None}
     return {"tool_calls": [], "reply": text.strip()}
 
 
