@@ -87,3 +87,22 @@ def test_tool_definition_without_docs_is_rejected():
             def f(self, x: int) -> dict:
                 """Do f."""
                 return {}
+
+
+def test_world_sandbox_undoes_everything():
+    import gymnasium as gym
+
+    env = gym.make("VibeLife-demo-errands-v0").unwrapped
+    env.reset(seed=0)
+    world = env.world
+    digest = world.digest()
+    with world.sandbox() as w:
+        assert "error" not in w.call("email__move_email", {"email_id": "1", "target_folder": "Spam"})
+        w.call(
+            "calendar__create_event",
+            {"summary": "x", "start": "2026-05-06T10:00:00+08:00", "end": "2026-05-06T11:00:00+08:00"},
+        )
+        w.call("workspace__write_file", {"path": "new.md", "content": "x"})
+        w.rng.integers(0, 10)
+        assert world.digest() != digest
+    assert world.digest() == digest

@@ -359,7 +359,8 @@ class VibeLifeEnv(gym.Env[dict, dict]):
     def _context_factory(self, stage: int | None) -> Any:
         def make() -> CheckContext:
             assert self.world is not None
-            return CheckContext(self.world.fork(), self.record.copy(), stage)
+            sandbox = self.world.sandbox()
+            return CheckContext(sandbox.world, self.record.copy(), stage, on_close=sandbox.close)
 
         return make
 

@@ -124,6 +124,15 @@ class World:
         world.applied_keys = set(snap.applied_keys)
         return world
 
+    def sandbox(self) -> WorldSandbox:
+        """Open a throw-away view of this world: everything done through it is undone on close.
+
+        Much cheaper than :meth:`fork` (no database copies): every service opens a
+        savepoint that :meth:`WorldSandbox.close` rolls back, and the workspace, generator
+        and idempotency keys are put back as they were.
+        """
+        return WorldSandbox(self)
+
     def fork(self) -> World:
         """An independent copy; changes to either never reach the other."""
         return World.from_snapshot(self.snapshot())
@@ -138,3 +147,36 @@ class World:
         h.update(repr(self.rng.bit_generator.state).encode())
         h.update(repr(sorted(self.applied_keys)).encode())
         return h.hexdigest()
+
+
+class WorldSandbox:
+    """A world opened for read-only use (checks); see :meth:`World.sandbox`."""
+
+    def __init__(self, world: World) -> None:
+        self.world = world
+        self._files = dict(world.workspace.files)
+        self._rng = world.rng.bit_generator.state
+        self._keys = set(world.applied_keys)
+        self._now = world.clock.now()
+        for svc in world.services.values():
+            svc.conn.execute("SAVEPOINT vl_sandbox")
+        self.open = True
+
+    def close(self) -> None:
+        """Undo everything done since the sandbox opened (idempotent)."""
+        if not self.open:
+            return
+        self.open = False
+        for svc in self.world.services.values():
+            svc.conn.execute("ROLLBACK TO vl_sandbox")
+            svc.conn.execute("RELEASE vl_sandbox")
+        self.world.workspace.files = self._files
+        self.world.rng.bit_generator.state = self._rng
+        self.world.applied_keys = self._keys
+        self.world.clock.set(self._now)
+
+    def __enter__(self) -> World:
+        return self.world
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

@@ -1,7 +1,9 @@
 """The read-only view a check sees.
 
-A :class:`CheckContext` wraps a *fork* of the world taken when the checks run, so no
-check can change the episode's world, whatever tools it calls. It exposes:
+A :class:`CheckContext` wraps a sandboxed view of the world (:meth:`World.sandbox`: every
+service inside a savepoint that is rolled back, workspace and generator restored, when the
+checks are done) or a fork, so no check can change the episode's world, whatever tools it
+calls. It exposes:
 
 - services: ``ctx.call("email", "get_emails", folder="Sent")`` and read-only SQL
   ``ctx.sql("flight_booking", "SELECT ...")``;
@@ -18,6 +20,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 from types import MappingProxyType
@@ -134,11 +137,24 @@ class CheckContext:
         personas: Persona names of the task (multi-agent).
     """
 
-    def __init__(self, world: World, record: EpisodeRecord, stage: int | None = None) -> None:
+    def __init__(
+        self,
+        world: World,
+        record: EpisodeRecord,
+        stage: int | None = None,
+        on_close: Callable[[], None] | None = None,
+    ) -> None:
         self.world = world
         self.record = record
         self.stage = stage
         self.workspace = _WorkspaceView(self)
+        self._on_close = on_close
+
+    def close(self) -> None:
+        """Release the world view (undoes anything the checks did to it)."""
+        if self._on_close is not None:
+            self._on_close()
+            self._on_close = None
         #: set for public-release rubrics: shapes reply and trace files as its runner did
         self.release_runtime: Any = None
 
@@ -179,7 +195,7 @@ class CheckContext:
         """``"email_mock" in env``: the release runtime's capability test."""
         return isinstance(name, str) and (name == "workspace" or self.has(name))
 
-    def __iter__(self):  # noqa: ANN204
+    def __iter__(self):
         """Capability names, as the release runtime lists them (``<service>_mock``, ``workspace``)."""
         return iter([*(f"{n}_mock" for n in self.world.services), "workspace"])
 

@@ -48,10 +48,13 @@ class Scorer:
             return []
         ctx = make_ctx()
         out = []
-        for c in pending:
-            result = evaluate(c, ctx)
-            self.results[c.id] = result
-            out.append(result)
+        try:
+            for c in pending:
+                result = evaluate(c, ctx)
+                self.results[c.id] = result
+                out.append(result)
+        finally:
+            ctx.close()
         return out
 
     def close_stage(self, stage: int, make_ctx: Callable[[], CheckContext]) -> list[CheckResult]:
