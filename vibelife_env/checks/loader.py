@@ -78,6 +78,7 @@ def _bind(fn: Any, runtime: ReleaseRuntime) -> Any:
 
     check.__name__ = getattr(fn, "__name__", "check")
     check.__wrapped__ = fn  # type: ignore[attr-defined]
+    check.release_runtime = runtime  # type: ignore[attr-defined]
     return check
 
 

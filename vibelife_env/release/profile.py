@@ -100,14 +100,14 @@ def _turn_kinds(dispatch: ast.FunctionDef | None) -> tuple[str, ...]:
             kinds = [e.value for e in node.comparators[0].elts if isinstance(e, ast.Constant)]
             if "user_message" in kinds:
                 # a runner that only warns on other kinds still renders them
-                warns_only = not any(isinstance(s, ast.Return) for s in ast.walk(_if_body(dispatch, node)))
+                warns_only = not any(isinstance(s, (ast.Return, ast.Raise)) for s in ast.walk(_if_body(dispatch, node)))
                 return ("*",) if warns_only else tuple(kinds)
     return DEFAULT_TURN_KINDS
 
 
 def _if_body(func: ast.FunctionDef, test: ast.Compare) -> ast.AST:
     for node in ast.walk(func):
-        if isinstance(node, ast.If) and node.test is test:
+        if isinstance(node, ast.If) and any(n is test for n in ast.walk(node.test)):
             return ast.Module(body=node.body, type_ignores=[])
     return ast.Module(body=[], type_ignores=[])
 
