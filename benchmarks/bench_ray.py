@@ -55,7 +55,7 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=3, help="measurements per setting (best is kept)")
     args = parser.parse_args()
     t = time.perf_counter()
-    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+    ray.init(address="local", num_cpus=2, include_dashboard=False, log_to_driver=False)
     ray_init_s = time.perf_counter() - t
     rows = [throughput(w, args.episodes, args.repeats) for w in (0, 1, 2)]
     ray.shutdown()

@@ -14,7 +14,7 @@ def ray_session() -> Iterator[None]:
     """``ray.init(num_cpus=2)`` once; shut down at the end if this fixture started it."""
     started = not ray.is_initialized()
     if started:
-        ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+        ray.init(address="local", num_cpus=2, include_dashboard=False, log_to_driver=False)
     yield
     if started:
         ray.shutdown()
