@@ -141,6 +141,11 @@ def test_real_checkout_runs_with_baselines():
     ids = vibelife_env.register_bundles(root)
     assert ids
     for eid in ids:
+        task = gym.make(eid).unwrapped.task
+        if task.meta.declared_total_weight is not None:  # same modules and weights as the runner
+            assert task.checks.total_weight == pytest.approx(task.meta.declared_total_weight), eid
+        if task.meta.declared_check_count is not None:
+            assert len(task.checks) == task.meta.declared_check_count, eid
         for agent in (NullAgent(), PollingAgent()):
             result = run_episode(gym.make(eid), agent, seed=0, record=False)
             assert result.terminated, eid
