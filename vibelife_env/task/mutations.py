@@ -12,6 +12,7 @@ Semantics follow the public release's runner:
 
 from __future__ import annotations
 
+import hashlib
 import json
 from dataclasses import dataclass
 from pathlib import Path
@@ -120,7 +121,11 @@ def _check(world: World, pc: Postcondition) -> str:
         if text is None:
             return f"workspace file {pc.workspace_path} missing"
         missing = [t for t in pc.contains if t not in text]
-        return f"{pc.workspace_path} lacks {missing}" if missing else ""
+        if missing:
+            return f"{pc.workspace_path} lacks {missing}"
+        if pc.sha256 and hashlib.sha256(text.encode("utf-8")).hexdigest() != pc.sha256:
+            return f"{pc.workspace_path} sha256 differs from {pc.sha256}"
+        return ""
     svc = world.services.get(canonical_name(pc.server or ""))
     if svc is None:
         return f"service {pc.server!r} not enabled"
