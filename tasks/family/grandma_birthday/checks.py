@@ -9,6 +9,7 @@ import re
 from datetime import datetime
 
 from vibelife_env.checks import CheckSet
+from vibelife_env.checks.common import read_mail_before_sending
 from vibelife_env.clock import get_zone, parse_time
 
 checks = CheckSet()
@@ -152,12 +153,7 @@ def f_single_present_row(ctx):
 @checks.tool_quality(weight=1, tags=("tool_use",))
 def t_read_before_writing(ctx):
     """The restaurant's mail was read before any mail was sent, and under a quarter of calls failed."""
-    calls = ctx.calls()
-    names = [c["name"] for c in calls]
-    sends = [i for i, n in enumerate(names) if n in ("email__send_email", "email__reply_email")]
-    reads = [i for i, n in enumerate(names) if n in ("email__read_email", "email__search_emails", "email__get_emails")]
-    failed = sum(1 for c in calls if not c["ok"])
-    return bool(sends) and bool(reads) and reads[0] < sends[0] and failed * 4 < len(calls)
+    return read_mail_before_sending(ctx)
 
 
 CHECKS = checks
