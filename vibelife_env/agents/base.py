@@ -82,51 +82,64 @@ _TOKEN = re.compile(
 class KeywordStuffer:
     """Stuffs every name, number, date and constraint word it sees into files and replies.
 
-    Each turn it appends a dump of all tokens seen so far (workspace, events, tool results)
-    to every workspace file and to ``NOTES.md``, and replies with the same dump. It never
-    books, sends, moves or pays anything: a fair check gives it nothing.
+    Each turn it first reads the workspace and polls every argument-free read-only tool (so
+    facts that live only inside the services reach it too), then appends a dump of the
+    most recent tokens it has seen (workspace, events, tool results) to every workspace file
+    and to ``NOTES.md``, and replies with the same dump. It never books, sends, moves or
+    pays anything: a fair check gives it nothing.
     """
 
     name = "stuffer"
 
-    def __init__(self, max_tokens: int = 400) -> None:
+    def __init__(self, max_tokens: int = 600) -> None:
         self.max_tokens = max_tokens
         self.tokens: dict[str, None] = {}
         self.files: list[str] = []
+        self.polls: list[str] = []
+        self.budget = 40
         self._phase = 0
 
     def reset(self, info: dict[str, Any]) -> None:
-        """Forget everything."""
+        """Forget everything; pick the read-only tools to poll."""
         self.tokens = {}
         self.files = []
         self._phase = 0
+        self.budget = int(info.get("max_tool_calls_per_turn", self.budget))
+        poller = PollingAgent(max_calls=10**6)
+        poller.reset(info)
+        self.polls = poller.reads
         self._absorb(info.get("system_prompt", ""))
 
     def _absorb(self, text: str) -> None:
+        """Remember tokens, most recent last; the oldest are dropped past ``max_tokens``."""
         for tok in _TOKEN.findall(text or ""):
-            if len(self.tokens) < self.max_tokens:
-                self.tokens.setdefault(tok.strip(), None)
+            tok = tok.strip()
+            self.tokens.pop(tok, None)
+            self.tokens[tok] = None
+        while len(self.tokens) > self.max_tokens:
+            del self.tokens[next(iter(self.tokens))]
 
     def _dump(self) -> str:
         words = " ".join(self.tokens)
         return f"\nNotes: {words}\nconfirmed booked paid refused authorized informed Plan-B ledger total\n"
 
     def act(self, observation: dict[str, Any], info: dict[str, Any]) -> Any:
-        """Read the workspace once per turn, then stuff every file and the reply."""
+        """Read the workspace and poll the services once per turn, then stuff every file and the reply."""
         for m in observation.get("messages", ()):
             self._absorb(m.get("content", ""))
             if m.get("name") == "workspace__list_files":
                 with contextlib.suppress(ValueError, KeyError, TypeError):
                     self.files = [f["path"] for f in json.loads(m["content"])["files"]]
+        files = self.files[:10]
         if self._phase == 0:
             self._phase = 1
             reads = [{"name": "workspace__list_files", "arguments": {}}]
-            reads += [{"name": "workspace__read_file", "arguments": {"path": f}} for f in self.files[:10]]
+            reads += [{"name": "workspace__read_file", "arguments": {"path": f}} for f in files]
+            room = max(self.budget - 2 * len(reads) - 2, 0)  # keep room for this turn's writes
+            reads += [{"name": n, "arguments": {}} for n in self.polls[:room]]
             return {"tool_calls": reads, "reply": None}
         self._phase = 0
         dump = self._dump()
-        writes = [
-            {"name": "workspace__append_file", "arguments": {"path": f, "content": dump}} for f in self.files[:10]
-        ]
+        writes = [{"name": "workspace__append_file", "arguments": {"path": f, "content": dump}} for f in files]
         writes.append({"name": "workspace__append_file", "arguments": {"path": "NOTES.md", "content": dump}})
         return {"tool_calls": writes, "reply": dump}
