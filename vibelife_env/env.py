@@ -348,9 +348,7 @@ class VibeLifeEnv(gym.Env[dict, dict]):
                 return results
             outcome = apply_mutation(self.world, event, self.task.root)
             self._mutations.append(outcome)
-            if outcome.status == "failed" and (
-                (self.strict_mutations and outcome.abort_stage) or self.strict_mutations
-            ):
+            if outcome.status == "failed" and self.strict_mutations:
                 raise MutationError(f"mutation {event.id} failed: {outcome.error}")
         results += self.scorer.finish(self._context_factory(None))
         self._done = True

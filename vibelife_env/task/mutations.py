@@ -6,8 +6,10 @@ Semantics follow the public release's runner:
   whose postconditions already hold is recorded as applied without touching the world;
 - the operations run in order; if one fails, or the postconditions do not hold after
   them, the world is restored to what it was before the event;
-- ``abort_stage: true`` marks such a failure as fatal for the stage: the caller raises
-  in strict mode and reports it in ``info`` otherwise.
+- a failure is fatal in strict mode (the env raises :class:`MutationError`; authoring and
+  ``vibelife validate`` use it); otherwise it is rolled back, reported in
+  ``info["mutation_errors"]`` and the episode goes on (an agent's earlier actions can make
+  a scripted change impossible). ``abort_stage`` is kept on the outcome for reporting.
 """
 
 from __future__ import annotations
