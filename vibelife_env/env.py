@@ -153,9 +153,11 @@ class VibeLifeEnv(gym.Env[dict, dict]):
             self.restore(options["snapshot"])
             return self._observation([empty_message("system", self.system_prompt)]), self._info([])
         world_seed = int(self.np_random.integers(0, 2**31 - 1))
-        self.world = World(
-            self.task.images, self.task.workspace_files, self.task.start_time, self.task.meta.timezone, world_seed
-        )
+        if self.world is None or not self.world.rewind(world_seed):
+            self.world = World(
+                self.task.images, self.task.workspace_files, self.task.start_time, self.task.meta.timezone, world_seed
+            )
+            self.world.mark_start()
         self.record = EpisodeRecord()
         self.scorer = Scorer(self.task.checks)
         self._cursor = 0

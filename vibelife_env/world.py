@@ -56,6 +56,37 @@ class World:
         }
         self.workspace = Workspace(files)
         self.applied_keys: set[str] = set()
+        self._start: tuple[dict[str, str], datetime] | None = None
+
+    # ------------------------------------------------------------- rewinding
+    def mark_start(self) -> None:
+        """Remember the current state as the episode start, for :meth:`rewind`.
+
+        Every service opens a savepoint, so a rewind is a rollback: the databases keep
+        their parsed schemas and prepared statements, and the next episode's tool calls
+        run warm instead of re-reading a deserialized image.
+        """
+        for svc in self.services.values():
+            svc.conn.execute("SAVEPOINT vl_episode")
+        self._start = (dict(self.workspace.files), self.clock.now())
+
+    def rewind(self, seed: int) -> bool:
+        """Return to the state saved by :meth:`mark_start`, with a fresh generator.
+
+        Returns:
+            False when there is no start to return to (never marked, or a :meth:`restore`
+            replaced the databases since); the caller then builds a new world.
+        """
+        if self._start is None:
+            return False
+        for svc in self.services.values():
+            svc.conn.execute("ROLLBACK TO vl_episode")
+        files, now = self._start
+        self.workspace.files = dict(files)
+        self.clock.set(now)
+        self.rng.bit_generator.state = np.random.default_rng(seed).bit_generator.state
+        self.applied_keys = set()
+        return True
 
     # ------------------------------------------------------------------ tools
     def provider(self, name: str) -> ToolProvider | None:
@@ -109,6 +140,11 @@ class World:
         """Return to a snapshot exactly (services must be the same set)."""
         if set(snap.images) != set(self.services):
             raise ValueError(f"snapshot services {sorted(snap.images)} differ from world {sorted(self.services)}")
+        if self._start is not None:  # the episode savepoint cannot survive new images
+            for svc in self.services.values():
+                svc.conn.execute("ROLLBACK TO vl_episode")
+                svc.conn.execute("RELEASE vl_episode")
+            self._start = None
         for name, image in snap.images.items():
             self.services[name].restore(image)
         self.workspace.files = dict(snap.files)

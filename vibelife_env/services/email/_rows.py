@@ -108,7 +108,7 @@ def addrs_json(addrs: list[str]) -> str:
 
 def addrs_csv(raw: Any) -> str:
     """A stored address column (JSON array, or a plain string in hand-written seeds) as CSV."""
-    if raw is None or raw == "":
+    if raw is None or raw == "" or raw == "[]":
         return ""
     value = raw
     if isinstance(raw, str):
