@@ -214,3 +214,39 @@ def test_demo_copy_is_independent(tmp_path):
     copy = tmp_path / "demo" / "errands"
     shutil.copytree(DEMO, copy)
     assert load_task(copy).root == copy.resolve()
+
+
+def test_checks_of_stages_closed_before_the_first_turn_pay_out_with_the_first_step(tmp_path):
+    events = """
+stages:
+  0:
+    - id: M0
+      time: 2026-04-17T08:00:00+08:00
+      kind: mutation
+      apply:
+        - {server: notification_hub, sql: "INSERT INTO official_accounts VALUES ('acc2', 'Desk 2', NULL, NULL);"}
+  1:
+    - id: E1
+      time: 2026-04-18T10:00:00+08:00
+      kind: world
+      body: check
+"""
+    checks = """
+from vibelife_env.checks import CheckSet
+checks = CheckSet()
+
+@checks.stage(0, weight=1)
+def s0_seeded(ctx):
+    return len(ctx.sql("notification_hub", "SELECT * FROM official_accounts")) == 2
+
+@checks.stage(1, weight=3)
+def s1_never(ctx):
+    return False
+
+CHECKS = checks
+"""
+    env = VibeLifeEnv(make_bundle(tmp_path, **{"event.yaml": events, "checks.py": checks}))
+    _, info = env.reset(seed=0)
+    assert [r["id"] for r in info["check_results"]] == ["s0_seeded"]
+    _, reward, terminated, _, info = env.step({"reply": ""})
+    assert terminated and reward == pytest.approx(0.25) and info["score"] == pytest.approx(25.0)

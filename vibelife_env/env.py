@@ -101,6 +101,7 @@ class EnvSnapshot:
     calls_total: int
     done: bool
     current_event_id: str | None
+    carry: float = 0.0
 
 
 class VibeLifeEnv(gym.Env[dict, dict]):
@@ -171,6 +172,8 @@ class VibeLifeEnv(gym.Env[dict, dict]):
         self._mutations: list[MutationOutcome] = []
         self._log("system", self.system_prompt)
         results = self._advance()
+        # stages that close before the first turn (mutations only) pay out with the first step
+        self._carry = self.scorer.reward(results)
         messages = [empty_message("system", self.system_prompt)]
         if self._current is not None:
             messages.append(self._event_message(self._current))
@@ -216,7 +219,8 @@ class VibeLifeEnv(gym.Env[dict, dict]):
             results = self._advance()
             if self._current is not None and not self._done:
                 messages.append(self._event_message(self._current))
-        reward = self.scorer.reward(results)
+        reward = self.scorer.reward(results) + self._carry
+        self._carry = 0.0
         terminated = self._done and not truncated
         info = self._info(results)
         if truncated:
@@ -269,6 +273,7 @@ class VibeLifeEnv(gym.Env[dict, dict]):
             self._calls_total,
             self._done,
             self._current.id if self._current else None,
+            self._carry,
         )
 
     def restore(self, snap: EnvSnapshot) -> None:
@@ -284,6 +289,7 @@ class VibeLifeEnv(gym.Env[dict, dict]):
         self._transcript = list(snap.transcript)
         self._turn, self._calls_in_turn, self._calls_total = snap.turn, snap.calls_in_turn, snap.calls_total
         self._done = snap.done
+        self._carry = snap.carry
         self._mutations = []
         events = {e.id: e for e in self.task.events}
         self._current = events.get(snap.current_event_id) if snap.current_event_id else None
