@@ -154,7 +154,8 @@ class VibeLifeParallelEnv(ParallelEnv):
         self._calls_total = dict.fromkeys(self.possible_agents, 0)
         self._transcript: list[str] = []
         self._mutation_errors: list[str] = []
-        self._advance()
+        # checks frozen before the first round (mutation-only stages) pay out with the first step
+        self._carry = self._advance()
         obs, infos = {}, {}
         for p in self.agents:
             messages = [empty_message("system", self.system_prompts[p])]
@@ -220,6 +221,7 @@ class VibeLifeParallelEnv(ParallelEnv):
             for p, event in self._open.items():
                 messages[p].append(self._event_message(event))
         obs = {p: self._obs(messages[p]) for p in self.agents}
+        results, self._carry = self._carry + results, []
         rewards = {p: self._reward(p, results) for p in self.agents}
         terms = {p: self._done and not truncated for p in self.agents}
         truncs = {p: truncated for p in self.agents}
