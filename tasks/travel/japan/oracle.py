@@ -694,7 +694,7 @@ class Oracle(ScriptedAgent):
             "Nara is moved to Sunday."
         )
 
-    def on_S19_cron_after_storm(self, text):
+    def on_S19_world_storm_passed(self, text):
         if not self.stale:
             yield self.call("flight_booking__get_flight_status", flight_no="MU730", date="2026-05-11")
             yield self.call("weather__get_forecast_daily", geo="kyoto", days=3)
