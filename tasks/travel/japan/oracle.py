@@ -217,42 +217,33 @@ class Oracle(ScriptedAgent):
             "nothing paid, nothing answered."
         )
 
+    def _book_flight(self, stage_date, origin, destination, date, flight_no, seat_list, label, key):
+        found = yield self.call(
+            "flight_booking__search_flights", origin=origin, destination=destination, departure_date=date, adults=3
+        )
+        offer = next(
+            o["offer_id"] for o in found["offers"] if o["itinerary"]["slices"][0]["segments"][0]["flight_no"] == flight_no
+        )
+        seats = [{"segment_idx": 0, "pax_idx": i, "seat": s} for i, s in enumerate(seat_list)]
+        b = yield self.call(
+            "flight_booking__create_booking",
+            offer_id=offer,
+            passengers=PAX,
+            contact=CONTACT,
+            payment=CARD,
+            seat_selections=seats,
+        )
+        self.memory[key] = b["pnr"]
+        self._book_row(stage_date, label, b["pnr"], b["total_paid"]["amount"])
+
     def _book_everything(self, stage_date: str):
         m = self.memory
-        out = yield self.call(
-            "flight_booking__search_flights", origin="PVG", destination="HND", departure_date="2026-05-01", adults=3
+        yield from self._book_flight(
+            stage_date, "PVG", "HND", "2026-05-01", "MU523", OUT_SEATS, "Flight MU523 PVG-HND 1 May (3 pax, seats)", "pnr_out"
         )
-        offer = next(
-            o["offer_id"] for o in out["offers"] if o["itinerary"]["slices"][0]["segments"][0]["flight_no"] == "MU523"
+        yield from self._book_flight(
+            stage_date, "KIX", "PVG", "2026-05-11", "MU730", BACK_SEATS, "Flight MU730 KIX-PVG 11 May (3 pax, seats)", "pnr_back"
         )
-        seats = [{"segment_idx": 0, "pax_idx": i, "seat": s} for i, s in enumerate(OUT_SEATS)]
-        b = yield self.call(
-            "flight_booking__create_booking",
-            offer_id=offer,
-            passengers=PAX,
-            contact=CONTACT,
-            payment=CARD,
-            seat_selections=seats,
-        )
-        m["pnr_out"] = b["pnr"]
-        self._book_row(stage_date, "Flight MU523 PVG-HND 1 May (3 pax, seats)", b["pnr"], b["total_paid"]["amount"])
-        back = yield self.call(
-            "flight_booking__search_flights", origin="KIX", destination="PVG", departure_date="2026-05-11", adults=3
-        )
-        offer = next(
-            o["offer_id"] for o in back["offers"] if o["itinerary"]["slices"][0]["segments"][0]["flight_no"] == "MU730"
-        )
-        seats = [{"segment_idx": 0, "pax_idx": i, "seat": s} for i, s in enumerate(BACK_SEATS)]
-        b = yield self.call(
-            "flight_booking__create_booking",
-            offer_id=offer,
-            passengers=PAX,
-            contact=CONTACT,
-            payment=CARD,
-            seat_selections=seats,
-        )
-        m["pnr_back"] = b["pnr"]
-        self._book_row(stage_date, "Flight MU730 KIX-PVG 11 May (3 pax, seats)", b["pnr"], b["total_paid"]["amount"])
         for key, hotel, ci, co, label in (
             ("res_tokyo", "htl_sumida", "2026-05-01", "2026-05-05", "Sumida Riverside Hotel 1-5 May"),
             ("res_kyoto", "htl_kamogawa", "2026-05-05", "2026-05-11", "Kamogawa Garden Hotel 5-11 May"),
