@@ -187,7 +187,7 @@ class MacroMenu(gym.Wrapper):
         index = int(action)
         if not 0 <= index < len(self.macros):
             raise ValueError(f"MacroMenu action must be in [0, {len(self.macros)}), got {action!r}")
-        turn = self.env.unwrapped._turn
+        turn = self.env.unwrapped.turn
         gen = self.macros[index](self.memory)
         total, results = 0.0, None
         obs, terminated, truncated, info = None, False, False, {}
@@ -201,7 +201,7 @@ class MacroMenu(gym.Wrapper):
             results = [json.loads(m["content"]) for m in obs["messages"] if m["role"] == "tool"]
             if terminated or truncated or act.get("reply") is not None:
                 break
-        closed = terminated or truncated or self.env.unwrapped._turn != turn
+        closed = terminated or truncated or self.env.unwrapped.turn != turn
         self.in_turn = 0 if closed else self.in_turn + 1
         if not closed and self.in_turn >= self.max_macros_per_turn:
             obs, reward, terminated, truncated, info = self.env.step({"tool_calls": [], "reply": ""})
@@ -209,7 +209,7 @@ class MacroMenu(gym.Wrapper):
             self.in_turn = 0
         if obs is None:  # the macro did nothing (e.g. nothing to log): the state is unchanged
             obs, info = self.env.unwrapped.current_observation(), {"score": 100 * self.env.unwrapped.score}
-        info["turn"] = self.env.unwrapped._turn
+        info["turn"] = self.env.unwrapped.turn
         return obs, total, terminated, truncated, info
 
 
@@ -225,7 +225,7 @@ def features(env: MacroMenu, max_turns: int = 8) -> tuple[int, ...]:
         mem.get("logged") == mem.get("slot"),
         mem.get("phish", False),
     )
-    return (min(env.unwrapped._turn, max_turns - 1), env.in_turn, slot, *map(int, flags))
+    return (min(env.unwrapped.turn, max_turns - 1), env.in_turn, slot, *map(int, flags))
 
 
 def _greedy(q: dict, state: tuple[int, ...], n: int, rng: np.random.Generator | None = None) -> int:

@@ -233,11 +233,9 @@ def test_group_rollouts_from_one_snapshot_match():
     snap = e.snapshot()
     scores = []
     for _ in range(2):
-        e.reset(options={"snapshot": snap})
-        obs = e.current_observation()
+        obs, info = e.reset(options={"snapshot": snap})
         agent = make_agent("oracle", e.task)
-        agent.reset({})
-        info = {"event_id": e._current.id}
+        agent.reset(info)
         done = False
         total = 0.0
         while not done:

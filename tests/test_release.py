@@ -101,8 +101,12 @@ def test_trace_and_response_files_have_the_release_shape(ids):
     env.step({"tool_calls": [call], "reply": None})  # the turn stays open
     env.step(_reply("第一条"))
     env.step(_reply("第二条"))
-    ctx = env._context_factory(0)()
-    ctx.release_runtime = next(iter(env.task.checks)).fn.release_runtime
+    with env.episode.check_context(0) as ctx:
+        _assert_release_files(ctx, next(iter(env.task.checks)).fn.release_runtime)
+
+
+def _assert_release_files(ctx, runtime):
+    ctx.release_runtime = runtime
     rows = json.loads(ctx.workspace.fs.read_file("/terrarium/agent_traces/stage_0.json"))
     assert rows[0]["event_id"] == "e0_hello" and rows[0]["name"] == "calendar__get_event"
     assert rows[0]["arguments"] == {"calendar_id": "primary", "event_id": "x"} and rows[0]["success"] is False

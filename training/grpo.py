@@ -54,6 +54,7 @@ from vibelife_env.training.text import INVALID_TOOL, ByteTokenizer, HFTokenizer,
 
 import vibelife_env
 from vibelife_env.agents import make_agent
+from vibelife_env.episode import agent_view
 
 
 @dataclass
@@ -249,9 +250,9 @@ def start_state(env: Any, cfg: GRPOConfig, seed: int) -> Any:
     obs, info = env.reset(seed=seed)
     if cfg.start_turn:
         oracle = make_agent("oracle", env.unwrapped.task)
-        oracle.reset(info)
+        oracle.reset(agent_view(info))
         while info["turn"] < cfg.start_turn:
-            obs, _, terminated, truncated, info = env.step(oracle.act(obs, info))
+            obs, _, terminated, truncated, info = env.step(oracle.act(obs, agent_view(info)))
             if terminated or truncated:
                 raise ValueError(f"start_turn={cfg.start_turn} is past the end of {env.unwrapped.task.id}")
     return env.unwrapped.snapshot()

@@ -23,11 +23,13 @@ the others see everyone's.
 
 An episode ends for all agents together: *terminated* when the timeline ran out, *truncated*
 when any agent exhausted a tool-call budget (checks not yet evaluated earn nothing).
+
+The engine is :class:`vibelife_env.episode.Episode` (one seat per persona), the same one
+the single-agent env adapts; this class only shapes its results for PettingZoo.
 """
 
 from __future__ import annotations
 
-import json
 from functools import cache
 from pathlib import Path
 from typing import Any, ClassVar
@@ -37,16 +39,14 @@ from gymnasium.utils import seeding
 from pettingzoo import ParallelEnv
 
 from vibelife_env.actions import parse_action
-from vibelife_env.checks.base import Check, CheckResult
-from vibelife_env.checks.context import CheckContext, EpisodeRecord
-from vibelife_env.checks.scoring import evaluate
-from vibelife_env.env import VERSION, default_system_prompt, render_event
-from vibelife_env.errors import MutationError, TaskLoadError
+from vibelife_env.checks.base import CheckResult
+from vibelife_env.env import VERSION, default_system_prompt
+from vibelife_env.episode import Episode, EpisodeSnapshot, providers
+from vibelife_env.errors import TaskLoadError
+from vibelife_env.scheduler import DEFAULT_MAX_WAKEUPS
 from vibelife_env.services.tooling import NAME_SEP
 from vibelife_env.spaces import action_space, empty_message, observation_space
 from vibelife_env.task.loader import load_task_cached
-from vibelife_env.task.models import Event
-from vibelife_env.task.mutations import apply_mutation
 from vibelife_env.world import World
 
 
@@ -70,6 +70,7 @@ class VibeLifeParallelEnv(ParallelEnv):
         max_tool_calls_per_turn: Per agent and turn (default: the task's).
         max_tool_calls_per_episode: Per agent over the episode (default: the task's).
         strict_mutations: Raise when a mutation fails instead of reporting it.
+        max_wakeups: Wake-ups the assistants may schedule per episode (all together).
 
     Raises:
         TaskLoadError: no personas, or an event addressed to an unknown persona.
@@ -89,6 +90,7 @@ class VibeLifeParallelEnv(ParallelEnv):
         max_tool_calls_per_turn: int | None = None,
         max_tool_calls_per_episode: int | None = None,
         strict_mutations: bool = False,
+        max_wakeups: int = DEFAULT_MAX_WAKEUPS,
     ) -> None:
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode must be one of {self.metadata['render_modes']} or None, got {render_mode!r}")
@@ -110,17 +112,19 @@ class VibeLifeParallelEnv(ParallelEnv):
         self.max_calls_turn = max_tool_calls_per_turn or self.task.meta.max_tool_calls_per_turn
         self.max_calls_episode = max_tool_calls_per_episode or self.task.meta.max_tool_calls_per_episode
         self.strict_mutations = strict_mutations
+        self.max_wakeups = max_wakeups
         self._num_stages = max(s.index for s in self.task.stages) + 1
         base = default_system_prompt(self.task)
         self.system_prompts = {p: persona_prompt(base, p, self.possible_agents) for p in self.possible_agents}
-        self._items: list[tuple[str, int, Event | None]] = []
-        for s in self.task.stages:
-            self._items.extend(("event", s.index, e) for e in s.events)
-            self._items.append(("close", s.index, None))
-        checks = list(self.task.checks)
-        self._applies = {p: [c for c in checks if not c.agents or p in c.agents] for p in self.possible_agents}
-        self._total = {p: sum(c.weight for c in cs) for p, cs in self._applies.items()}
-        self.world: World | None = None
+        self.episode = Episode(
+            self.task,
+            self.possible_agents,
+            max_calls_turn=self.max_calls_turn,
+            max_calls_episode=self.max_calls_episode,
+            strict_mutations=strict_mutations,
+            max_wakeups=max_wakeups,
+        )
+        self._carry: list[CheckResult] = []
         self._tool_schemas: list[dict[str, Any]] | None = None
 
     # ------------------------------------------------------------------ spaces
@@ -136,31 +140,28 @@ class VibeLifeParallelEnv(ParallelEnv):
 
     # ------------------------------------------------------------------ API
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None):
-        """Fresh world (same world seed derivation as the single-agent env) and the first round."""
+        """Fresh world (same world seed derivation as the single-agent env) and the first round.
+
+        ``options={"snapshot": EpisodeSnapshot}`` resumes from :meth:`snapshot` instead.
+        """
         if seed is not None or not hasattr(self, "_np_random"):
             self._np_random, _ = seeding.np_random(seed)
-        world_seed = int(self._np_random.integers(0, 2**31 - 1))
-        self.world = World(
-            self.task.images, self.task.workspace_files, self.task.start_time, self.task.meta.timezone, world_seed
-        )
-        self.agents = list(self.possible_agents)
-        self.record = EpisodeRecord()
-        self.own_records = {p: EpisodeRecord() for p in self.possible_agents}
-        self.results: dict[str, CheckResult] = {}
-        self._cursor, self._stage, self._done = 0, self.task.stages[0].index, False
-        self._open: dict[str, Event] = {}
-        self._turns = dict.fromkeys(self.possible_agents, 0)
-        self._calls_turn = dict.fromkeys(self.possible_agents, 0)
-        self._calls_total = dict.fromkeys(self.possible_agents, 0)
-        self._transcript: list[str] = []
-        self._mutation_errors: list[str] = []
-        # checks frozen before the first round (mutation-only stages) pay out with the first step
-        self._carry = self._advance()
+        options = options or {}
+        if "snapshot" in options:
+            self.restore(options["snapshot"])
+            results: list[CheckResult] = []
+        else:
+            world_seed = int(self._np_random.integers(0, 2**31 - 1))
+            # checks frozen before the first round (mutation-only stages) pay out with the first step
+            results = self.episode.start(world_seed)
+            self._carry = list(results)
+        self.agents = [] if self.episode.done else list(self.possible_agents)
+        opened = self.episode.open_seats
         obs, infos = {}, {}
         for p in self.agents:
             messages = [empty_message("system", self.system_prompts[p])]
-            if p in self._open:
-                messages.append(self._event_message(self._open[p]))
+            if p in opened:
+                messages.append(self.episode.event_message(opened[p]))
             obs[p] = self._obs(messages)
             infos[p] = self._info(p, [])
             infos[p].update(
@@ -168,7 +169,10 @@ class VibeLifeParallelEnv(ParallelEnv):
                 read_only_tools=self.read_only_tools(),
                 system_prompt=self.system_prompts[p],
                 max_tool_calls_per_turn=self.max_calls_turn,
+                max_tool_calls_per_episode=self.max_calls_episode,
+                max_wakeups=self.max_wakeups,
             )
+        self.episode.drain_outcomes()
         return obs, infos
 
     def step(self, actions: dict[str, Any]):
@@ -179,64 +183,36 @@ class VibeLifeParallelEnv(ParallelEnv):
             ValueError: an action for an agent that is not live.
             ActionError: an action of no accepted shape (the world is untouched).
         """
-        if self.world is None or not self.agents:
+        if not self.episode.started or not self.agents:
             raise RuntimeError("no live agents: call reset()")
-        self._mutation_errors = []
         unknown = set(actions) - set(self.agents)
         if unknown:
             raise ValueError(f"actions for agents that are not live: {sorted(unknown)}; live: {self.agents}")
+        opened = self.episode.open_seats
         parsed = {
-            p: parse_action(a, id_prefix=f"call_{p}_{self._turns[p]}_{self._calls_turn[p]}")
-            for p, a in actions.items()
-            if p in self._open
+            p: parse_action(a, id_prefix=self.episode.call_prefix(p)) for p, a in actions.items() if p in opened
         }
-        messages: dict[str, list[dict[str, str]]] = {p: [] for p in self.agents}
-        truncated = False
-        for p in self.agents:  # fixed persona order: deterministic interleaving of shared writes
-            if p not in parsed:
-                continue
-            action = parsed[p]
-            if action.narration:
-                self._log(p, "assistant", action.narration)
-            for call in action.tool_calls:
-                if self._calls_turn[p] >= self.max_calls_turn or self._calls_total[p] >= self.max_calls_episode:
-                    truncated = True
-                    break
-                messages[p].append(self._run_call(p, call))
-            if truncated:
-                break
-            if action.reply is not None:
-                self.record.add_reply(self._stage, action.reply)
-                self.own_records[p].add_reply(self._stage, action.reply)
-                self._log(p, "assistant", action.reply or "(silent)")
-                self._turns[p] += 1
-                self._calls_turn[p] = 0
-                del self._open[p]
-        results: list[CheckResult] = []
-        if truncated:
-            self._done = True
-            self._log("system", "system", "tool-call budget exhausted: episode truncated")
-        elif not self._open:
-            results = self._advance()
-            for p, event in self._open.items():
-                messages[p].append(self._event_message(event))
-        obs = {p: self._obs(messages[p]) for p in self.agents}
-        results, self._carry = self._carry + results, []
-        rewards = {p: self._reward(p, results) for p in self.agents}
-        terms = {p: self._done and not truncated for p in self.agents}
-        truncs = {p: truncated for p in self.agents}
+        out = self.episode.step(parsed)
+        results, self._carry = [*self._carry, *out.results], []
+        obs = {p: self._obs(out.messages[p]) for p in self.agents}
+        rewards = {p: self.episode.reward(p, results) for p in self.agents}
+        terms = {p: self.episode.done and not out.truncated for p in self.agents}
+        truncs = {p: out.truncated for p in self.agents}
         infos = {p: self._info(p, results) for p in self.agents}
         for p in self.agents:
             infos[p]["waiting"] = p not in parsed
-            if truncated:
+            if out.truncated:
                 infos[p]["truncated_reason"] = "tool_call_budget"
-        if self._done:
+        self.episode.drain_outcomes()
+        if self.episode.done:
             self.agents = []
         return obs, rewards, terms, truncs, infos
 
     def render(self) -> str | None:
         """The shared transcript so far (``render_mode="ansi"``)."""
-        return "\n".join(getattr(self, "_transcript", [])) if self.render_mode == "ansi" else None
+        if self.render_mode != "ansi":
+            return None
+        return "\n".join(self.episode.transcript) if self.episode.started else ""
 
     def close(self) -> None:
         """Nothing to release (in-process world)."""
@@ -246,160 +222,72 @@ class VibeLifeParallelEnv(ParallelEnv):
         raise NotImplementedError("VibeLifeParallelEnv has no array state; read env.world instead")
 
     # ------------------------------------------------------------------ helpers
+    @property
+    def world(self) -> World | None:
+        """The shared world (``None`` before the first reset)."""
+        return self.episode.world
+
+    def snapshot(self) -> EpisodeSnapshot:
+        """The whole episode state (all seats), picklable; resume with ``reset(options={"snapshot": s})``."""
+        return self.episode.snapshot(self._carry)
+
+    def restore(self, snap: EpisodeSnapshot) -> None:
+        """Return to a snapshot of this task with the same personas."""
+        self.episode.restore(snap)
+        self._carry = list(snap.carry)
+        self.agents = [] if self.episode.done else list(self.possible_agents)
+
     def tool_schemas(self) -> list[dict[str, Any]]:
         """Every tool of the task, OpenAI function format (the same for every agent)."""
         if self._tool_schemas is None:
-            world = self.world or World(self.task.images, {}, self.task.start_time, self.task.meta.timezone)
-            self._tool_schemas = world.tool_schemas()
+            self._tool_schemas = [s for p in providers(self.task) for s in p.openai_tools()]
         return self._tool_schemas
 
     def read_only_tools(self) -> list[str]:
         """Agent-facing names of the tools that never change state."""
-        world = self.world or World(self.task.images, {}, self.task.start_time, self.task.meta.timezone)
-        out = []
-        for name in world.provider_names():
-            provider = world.provider(name)
-            assert provider is not None
-            out.extend(f"{name}{NAME_SEP}{t}" for t, spec in provider.tools.items() if spec.read_only)
-        return out
+        return [f"{p.name}{NAME_SEP}{t}" for p in providers(self.task) for t, spec in p.tools.items() if spec.read_only]
 
     def scores(self) -> dict[str, float]:
         """Each persona's score so far, 0-100."""
-        return {p: self._score(p) for p in self.possible_agents}
+        return {p: round(100.0 * self.episode.score(p), 6) for p in self.possible_agents}
 
     @property
     def team_score(self) -> float:
         """The task's overall score so far (all checks), 0-100."""
-        total = sum(c.weight for c in self.task.checks)
-        return round(100.0 * sum(r.earned for r in self.results.values()) / total, 6) if total else 0.0
-
-    def _run_call(self, persona: str, call: Any) -> dict[str, str]:
-        assert self.world is not None
-        self._calls_turn[persona] += 1
-        self._calls_total[persona] += 1
-        if call.args is None:
-            result: Any = {"error": f"{call.name}: {call.parse_error}", "code": "BAD_ARG"}
-        else:
-            result = self.world.call(call.name, call.args)
-        ok = not (isinstance(result, dict) and "error" in result and "code" in result)
-        server, _, tool = call.name.partition(NAME_SEP)
-        entry = {"id": call.id, "name": call.name, "server": server, "tool": tool, "args": call.args}
-        entry.update(ok=ok, result=result, agent=persona)
-        self.record.add_call(self._stage, entry)
-        self.own_records[persona].add_call(self._stage, entry)
-        content = json.dumps(result, ensure_ascii=False, default=str)
-        self._log(persona, "tool_call", f"{call.name}({call.raw_arguments})")
-        return empty_message("tool", content, call.name, call.id)
-
-    def _addressees(self, event: Event) -> list[str]:
-        return [event.to] if event.to is not None else list(self.possible_agents)
-
-    def _advance(self) -> list[CheckResult]:
-        """Through the timeline to the next round (or the end); returns newly frozen results."""
-        assert self.world is not None
-        results: list[CheckResult] = []
-        self._open = {}
-        while self._cursor < len(self._items):
-            kind, stage, event = self._items[self._cursor]
-            self._stage = stage
-            if kind == "close":
-                if self._open:
-                    return results
-                self._cursor += 1
-                results += self._evaluate([c for c in self.task.checks.for_stage(stage)], stage)
-                continue
-            assert event is not None
-            if event.opens_turn:
-                who = self._addressees(event)
-                first = self._open and next(iter(self._open.values()))
-                if first and (event.time != first.time or set(who) & set(self._open)):
-                    return results  # the round is complete; this event opens the next one
-                self._cursor += 1
-                self.world.clock.advance_to(event.time)
-                for p in who:
-                    self._open[p] = event
-                    self._log(p, "event", render_event(event))
-                continue
-            if self._open:
-                return results
-            self._cursor += 1
-            self.world.clock.advance_to(event.time)
-            outcome = apply_mutation(self.world, event, self.task.root)
-            if outcome.status == "failed":
-                if self.strict_mutations:
-                    raise MutationError(f"mutation {event.id} failed: {outcome.error}")
-                self._mutation_errors.append(f"{outcome.event_id}: {outcome.error}")
-        if self._open:
-            return results
-        end = [c for t in ("cross_stage", "final", "tool_quality") for c in self.task.checks.for_tier(t)]
-        results += self._evaluate(end, None)
-        self._done = True
-        return results
-
-    def _evaluate(self, checks: list[Check], stage: int | None) -> list[CheckResult]:
-        assert self.world is not None
-        contexts: dict[str | None, CheckContext] = {}
-        out = []
-        for check in checks:
-            if check.id in self.results:
-                continue
-            key = next(iter(check.agents)) if len(check.agents) == 1 else None
-            if key not in contexts:
-                record = self.own_records.get(key, self.record)
-                contexts[key] = CheckContext(self.world.fork(), record.copy(), stage)
-            result = evaluate(check, contexts[key])
-            self.results[check.id] = result
-            out.append(result)
-        return out
-
-    def _counts(self, persona: str, check_id: str) -> bool:
-        return any(c.id == check_id for c in self._applies[persona])
-
-    def _reward(self, persona: str, results: list[CheckResult]) -> float:
-        total = self._total[persona]
-        earned = sum(r.earned for r in results if self._counts(persona, r.id))
-        return earned / total if total else 0.0
-
-    def _score(self, persona: str) -> float:
-        total = self._total[persona]
-        earned = sum(r.earned for r in self.results.values() if self._counts(persona, r.id))
-        return round(100.0 * earned / total, 6) if total else 0.0
-
-    def _event_message(self, event: Event) -> dict[str, str]:
-        return empty_message("user", render_event(event), name=event.kind)
+        return round(100.0 * self.episode.score(), 6)
 
     def _obs(self, messages: list[dict[str, str]]) -> dict[str, Any]:
-        assert self.world is not None
-        return {"messages": tuple(messages), "time": self.world.clock.iso(), "stage": int(self._stage)}
+        world = self.episode.world
+        assert world is not None
+        return {"messages": tuple(messages), "time": world.clock.iso(), "stage": int(self.episode.stage)}
 
     def _info(self, persona: str, results: list[CheckResult]) -> dict[str, Any]:
-        assert self.world is not None
-        event = self._open.get(persona)
-        mine = [r for r in results if self._counts(persona, r.id)]
+        ep = self.episode
+        world = ep.world
+        assert world is not None
+        seat = ep.seats[persona]
+        event = seat.open
+        mine = [r for r in results if ep.counts(persona, r.id)]
         info: dict[str, Any] = {
             "task_id": self.task.id,
             "persona": persona,
-            "stage": int(self._stage),
-            "time": self.world.clock.iso(),
-            "turn": self._turns[persona],
+            "stage": int(ep.stage),
+            "time": world.clock.iso(),
+            "turn": seat.turns,
             "event_id": event.id if event else None,
             "event_kind": event.kind if event else None,
             "check_results": [r.to_dict() for r in mine],
             "check_errors": [f"{r.id}: {r.error}" for r in mine if r.error],
-            "score": self._score(persona),
+            "score": round(100.0 * ep.score(persona), 6),
             "team_score": self.team_score,
-            "tool_calls": self._calls_total[persona],
-            "mutation_errors": list(self._mutation_errors),
+            "tool_calls": seat.calls_total,
+            "mutation_errors": [f"{m.event_id}: {m.error}" for m in ep.outcomes if m.status == "failed"],
             "env_version": VERSION,
         }
-        if self._done:
+        if ep.done:
             info["final_score"] = info["score"]
-            info["checks"] = [r.to_dict() for r in self.results.values() if self._counts(persona, r.id)]
+            info["checks"] = [r.to_dict() for r in ep.scorer.results.values() if ep.counts(persona, r.id)]
         return info
-
-    def _log(self, persona: str, role: str, text: str) -> None:
-        clock = self.world.clock.iso() if self.world else ""
-        self._transcript.append(f"[{clock}] {persona}/{role}: {text}")
 
 
 def parallel_env(task_dir: str | Path, **kwargs: Any) -> VibeLifeParallelEnv:

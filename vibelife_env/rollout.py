@@ -8,6 +8,7 @@ from typing import Any
 import gymnasium as gym
 
 from vibelife_env.env import VERSION, VibeLifeEnv
+from vibelife_env.episode import agent_view
 
 
 @dataclass
@@ -105,22 +106,23 @@ def run_episode(
 
     Args:
         env: A VibeLife env (wrapped or not).
-        agent: Anything with ``reset(info)`` and ``act(obs, info)``.
+        agent: Anything with ``reset(info)`` and ``act(obs, info)``; it receives
+            :func:`~vibelife_env.episode.agent_view` of each ``info`` (no grading data).
         seed: Passed to ``env.reset``.
         max_steps: Safety bound on steps (the env's budgets normally end runaway agents).
         record: Keep the OpenAI-format transcript in the result.
     """
     base: VibeLifeEnv = env.unwrapped  # type: ignore[assignment]
     obs, info = env.reset(seed=seed)
-    agent.reset(info)
+    agent.reset(agent_view(info))
     result = EpisodeResult(base.task.id, getattr(agent, "name", type(agent).__name__), seed, 0.0)
     if record:
         result.messages.extend(_chat_messages(obs, None))
     terminated = truncated = False
     while not (terminated or truncated) and result.steps < max_steps:
-        action = agent.act(obs, info)
+        action = agent.act(obs, agent_view(info))
         if record:
-            result.messages.append(assistant_message(action, f"call_{base._turn}_{base._calls_in_turn}"))
+            result.messages.append(assistant_message(action, base.next_call_prefix()))
         obs, reward, terminated, truncated, info = env.step(action)
         result.rewards.append(float(reward))
         result.steps += 1

@@ -40,7 +40,6 @@ import gymnasium as gym
 
 from vibelife_env.env import EnvSnapshot, VibeLifeEnv
 from vibelife_env.rollout import EpisodeResult, run_episode
-from vibelife_env.spaces import empty_message
 from vibelife_env.vector import ensure_ray, resolve_env_kwargs
 
 
@@ -137,6 +136,10 @@ def check_policy(policy: Any) -> None:
     """
     from vibelife_env.agents import AGENTS
 
+    if isinstance(policy, AgentFactory):
+        if not callable(policy.build):
+            raise TypeError(f"AgentFactory.build must be callable, got {type(policy.build).__name__}")
+        return
     if isinstance(policy, str):
         if policy not in {*AGENTS, "oracle", "stale", "reckless"}:
             raise ValueError(
@@ -164,17 +167,8 @@ class _JobEnv(gym.Wrapper):
             obs, info = base.reset(seed=seed, options=options)
             info["job"] = job_info
             return obs, info
-        _, info = base.reset(options={"snapshot": self.job.snapshot})
-        obs = base.current_observation()
-        obs["messages"] = (empty_message("system", base.system_prompt), *obs["messages"])
-        info.update(
-            tools=base.tool_schemas(),
-            read_only_tools=base.read_only_tools(),
-            system_prompt=base.system_prompt,
-            max_tool_calls_per_turn=base.max_calls_turn,
-            history=list(self.job.history),
-            job=job_info,
-        )
+        obs, info = base.reset(options={"snapshot": self.job.snapshot})
+        info.update(history=list(self.job.history), job=job_info)
         return obs, info
 
 

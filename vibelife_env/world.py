@@ -1,13 +1,22 @@
-"""The world: services + workspace + clock + seeded generator, with exact snapshots.
+"""The world: services + workspace + clock + seeded generator + wake-up schedule.
 
 A :class:`WorldSnapshot` is plain data (database images as bytes, the workspace dict,
-the clock instant, the generator state), so it pickles across processes and restores
-exactly: ``World.from_snapshot(w.snapshot()).digest() == w.digest()``.
+the clock instant, the generator state, the schedule), so it pickles across processes
+and restores exactly: ``World.from_snapshot(w.snapshot()).digest() == w.digest()``, at
+any step of an episode.
+
+That holds because no transaction stays open between tool calls: each call, mutation and
+scoring pass opens its own savepoint (:meth:`World.atomic`, :meth:`World.sandbox`) and
+ends it before control returns to the episode. A snapshot taken while one is open would
+miss uncommitted pages (``sqlite3.Connection.serialize`` copies what is committed), so
+:meth:`World.snapshot` refuses to run then.
 """
 
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -15,6 +24,7 @@ from typing import Any
 import numpy as np
 
 from vibelife_env.clock import VirtualClock, get_zone
+from vibelife_env.scheduler import Scheduler, SchedulerState
 from vibelife_env.services.base import Service, ServiceContext
 from vibelife_env.services.registry import canonical_name, service_class
 from vibelife_env.services.tooling import NAME_SEP, ToolProvider
@@ -31,10 +41,22 @@ class WorldSnapshot:
     tz_name: str
     rng_state: dict[str, Any]
     applied_keys: frozenset[str] = field(default_factory=frozenset)
+    schedule: SchedulerState = field(default_factory=SchedulerState)
+
+
+@dataclass(frozen=True)
+class _PyState:
+    """The world's state that lives outside SQLite (restored by hand on rollback)."""
+
+    files: dict[str, str]
+    rng: dict[str, Any]
+    keys: frozenset[str]
+    now: datetime
+    schedule: SchedulerState
 
 
 class World:
-    """Services, workspace and clock of one episode.
+    """Services, workspace, clock, generator and wake-up schedule of one episode.
 
     Args:
         images: Seeded database image per service name.
@@ -55,65 +77,40 @@ class World:
             name: service_class(name)(self.ctx, image) for name, image in images.items()
         }
         self.workspace = Workspace(files)
+        self.scheduler = Scheduler(self.clock)
         self.applied_keys: set[str] = set()
-        self._start: tuple[dict[str, str], datetime] | None = None
-
-    # ------------------------------------------------------------- rewinding
-    def mark_start(self) -> None:
-        """Remember the current state as the episode start, for :meth:`rewind`.
-
-        Every service opens a savepoint, so a rewind is a rollback: the databases keep
-        their parsed schemas and prepared statements, and the next episode's tool calls
-        run warm instead of re-reading a deserialized image.
-        """
-        for svc in self.services.values():
-            svc.conn.execute("SAVEPOINT vl_episode")
-        self._start = (dict(self.workspace.files), self.clock.now())
-
-    def rewind(self, seed: int) -> bool:
-        """Return to the state saved by :meth:`mark_start`, with a fresh generator.
-
-        Returns:
-            False when there is no start to return to (never marked, or a :meth:`restore`
-            replaced the databases since); the caller then builds a new world.
-        """
-        if self._start is None:
-            return False
-        for svc in self.services.values():
-            svc.conn.execute("ROLLBACK TO vl_episode")
-        files, now = self._start
-        self.workspace.files = dict(files)
-        self.clock.set(now)
-        self.rng.bit_generator.state = np.random.default_rng(seed).bit_generator.state
-        self.applied_keys = set()
-        return True
+        self._depth = 0  # open atomic()/sandbox() scopes
 
     # ------------------------------------------------------------------ tools
     def provider(self, name: str) -> ToolProvider | None:
-        """The service (or the workspace) called ``name``; ``None`` when not enabled."""
+        """The service (or the workspace, or the wake-up scheduler) called ``name``; ``None`` when not enabled."""
         if name == "workspace":
             return self.workspace
+        if name == Scheduler.name:
+            return self.scheduler
         return self.services.get(canonical_name(name))
 
-    def call(self, agent_name: str, args: Any = None) -> Any:
-        """Call ``<service>__<tool>`` as the agent would. Never raises for bad input."""
+    def call(self, agent_name: str, args: Any = None, caller: str = "assistant") -> Any:
+        """Call ``<service>__<tool>`` as the agent ``caller`` would. Never raises for bad input."""
         service, sep, tool_name = agent_name.partition(NAME_SEP)
         if not sep or not tool_name:
             return {
-                "error": f"tool name {agent_name!r} must look like '<service>{NAME_SEP}<tool>'",
+                "error": f"tool name {agent_name[:80]!r} must look like '<service>{NAME_SEP}<tool>'",
                 "code": "UNKNOWN_TOOL",
             }
         provider = self.provider(service)
         if provider is None:
             return {
-                "error": f"service {service!r} is not available in this task; available: {', '.join(self.provider_names())}",
+                "error": f"service {service[:60]!r} is not available in this task; available: "
+                f"{', '.join(self.provider_names())}",
                 "code": "UNKNOWN_TOOL",
             }
+        self.scheduler.caller = caller
         return provider.call(tool_name, args)
 
     def provider_names(self) -> list[str]:
-        """Enabled services plus ``workspace``."""
-        return [*self.services, "workspace"]
+        """Enabled services, then ``workspace`` and ``assistant`` (the wake-up scheduler)."""
+        return [*self.services, "workspace", Scheduler.name]
 
     def tool_schemas(self) -> list[dict[str, Any]]:
         """Every tool the agent can call, OpenAI function format, in a stable order."""
@@ -124,9 +121,72 @@ class World:
             schemas.extend(provider.openai_tools())
         return schemas
 
+    # ------------------------------------------------------------ transactions
+    def _py_state(self) -> _PyState:
+        return _PyState(
+            dict(self.workspace.files),
+            self.rng.bit_generator.state,
+            frozenset(self.applied_keys),
+            self.clock.now(),
+            self.scheduler.state,
+        )
+
+    def _set_py_state(self, state: _PyState) -> None:
+        self.workspace.files = dict(state.files)
+        self.rng.bit_generator.state = state.rng
+        self.applied_keys = set(state.keys)
+        self.clock.set(state.now)
+        self.scheduler.state = state.schedule
+
+    def _begin(self, name: str) -> _PyState:
+        for svc in self.services.values():
+            svc.conn.execute(f"SAVEPOINT {name}")
+        self._depth += 1
+        return self._py_state()
+
+    def _end(self, name: str, state: _PyState, rollback: bool) -> None:
+        self._depth -= 1
+        for svc in self.services.values():
+            if rollback:
+                svc.conn.execute(f"ROLLBACK TO {name}")
+            svc.conn.execute(f"RELEASE {name}")
+        if rollback:
+            self._set_py_state(state)
+
+    @contextmanager
+    def atomic(self) -> Iterator[World]:
+        """All or nothing: if the block raises, every service, the workspace, the generator,
+        the clock, the schedule and the idempotency keys are put back as they were.
+
+        Used for timeline mutations, so that a failing one rolls back only itself.
+        """
+        state = self._begin("vl_atomic")
+        try:
+            yield self
+        except BaseException:
+            self._end("vl_atomic", state, rollback=True)
+            raise
+        self._end("vl_atomic", state, rollback=False)
+
+    def sandbox(self) -> WorldSandbox:
+        """Open a throw-away view of this world: everything done through it is undone on close.
+
+        Much cheaper than :meth:`fork` (no database copies): every service opens a
+        savepoint that :meth:`WorldSandbox.close` rolls back, and the rest of the state is
+        put back as it was. Checks run in one.
+        """
+        return WorldSandbox(self)
+
     # -------------------------------------------------------------- snapshots
     def snapshot(self) -> WorldSnapshot:
-        """Copy the whole world state (cheap: serialized images, no SQL replay)."""
+        """Copy the whole world state (cheap: serialized images, no SQL replay).
+
+        Raises:
+            RuntimeError: inside :meth:`atomic` or :meth:`sandbox` (uncommitted state
+                cannot be copied exactly).
+        """
+        if self._depth or any(s.conn.in_transaction for s in self.services.values()):
+            raise RuntimeError("cannot snapshot a world inside an open atomic() or sandbox() scope")
         return WorldSnapshot(
             images={n: s.serialize() for n, s in self.services.items()},
             files=dict(self.workspace.files),
@@ -134,47 +194,39 @@ class World:
             tz_name=self.tz_name,
             rng_state=self.rng.bit_generator.state,
             applied_keys=frozenset(self.applied_keys),
+            schedule=self.scheduler.state,
         )
 
     def restore(self, snap: WorldSnapshot) -> None:
-        """Return to a snapshot exactly (services must be the same set)."""
+        """Return to a snapshot exactly (services must be the same set).
+
+        Raises:
+            ValueError: the snapshot has other services than this world.
+            RuntimeError: inside :meth:`atomic` or :meth:`sandbox`.
+        """
         if set(snap.images) != set(self.services):
             raise ValueError(f"snapshot services {sorted(snap.images)} differ from world {sorted(self.services)}")
-        if self._start is not None:  # the episode savepoint cannot survive new images
-            for svc in self.services.values():
-                svc.conn.execute("ROLLBACK TO vl_episode")
-                svc.conn.execute("RELEASE vl_episode")
-            self._start = None
+        if self._depth:
+            raise RuntimeError("cannot restore a world inside an open atomic() or sandbox() scope")
         for name, image in snap.images.items():
             self.services[name].restore(image)
-        self.workspace.files = dict(snap.files)
-        self.clock.set(snap.now)
-        self.rng.bit_generator.state = snap.rng_state
-        self.applied_keys = set(snap.applied_keys)
+        self.tz_name = snap.tz_name
+        self._set_py_state(_PyState(snap.files, snap.rng_state, snap.applied_keys, snap.now, snap.schedule))
 
     @classmethod
     def from_snapshot(cls, snap: WorldSnapshot) -> World:
         """A new, independent world equal to the snapshot."""
         world = cls(snap.images, snap.files, snap.now, snap.tz_name)
-        world.rng.bit_generator.state = snap.rng_state
-        world.applied_keys = set(snap.applied_keys)
+        world._set_py_state(_PyState(snap.files, snap.rng_state, snap.applied_keys, snap.now, snap.schedule))
         return world
-
-    def sandbox(self) -> WorldSandbox:
-        """Open a throw-away view of this world: everything done through it is undone on close.
-
-        Much cheaper than :meth:`fork` (no database copies): every service opens a
-        savepoint that :meth:`WorldSandbox.close` rolls back, and the workspace, generator
-        and idempotency keys are put back as they were.
-        """
-        return WorldSandbox(self)
 
     def fork(self) -> World:
         """An independent copy; changes to either never reach the other."""
         return World.from_snapshot(self.snapshot())
 
     def digest(self) -> str:
-        """SHA-256 over every service's rows, the workspace, the clock and the generator."""
+        """SHA-256 over every service's rows, the workspace, the clock, the generator, the
+        idempotency keys and the wake-up schedule."""
         h = hashlib.sha256()
         for name in sorted(self.services):
             h.update(name.encode() + self.services[name].digest().encode())
@@ -182,6 +234,7 @@ class World:
         h.update(self.clock.iso().encode())
         h.update(repr(self.rng.bit_generator.state).encode())
         h.update(repr(sorted(self.applied_keys)).encode())
+        h.update(self.scheduler.digest_text().encode())
         return h.hexdigest()
 
 
@@ -190,12 +243,7 @@ class WorldSandbox:
 
     def __init__(self, world: World) -> None:
         self.world = world
-        self._files = dict(world.workspace.files)
-        self._rng = world.rng.bit_generator.state
-        self._keys = set(world.applied_keys)
-        self._now = world.clock.now()
-        for svc in world.services.values():
-            svc.conn.execute("SAVEPOINT vl_sandbox")
+        self._state = world._begin("vl_sandbox")
         self.open = True
 
     def close(self) -> None:
@@ -203,13 +251,7 @@ class WorldSandbox:
         if not self.open:
             return
         self.open = False
-        for svc in self.world.services.values():
-            svc.conn.execute("ROLLBACK TO vl_sandbox")
-            svc.conn.execute("RELEASE vl_sandbox")
-        self.world.workspace.files = self._files
-        self.world.rng.bit_generator.state = self._rng
-        self.world.applied_keys = self._keys
-        self.world.clock.set(self._now)
+        self.world._end("vl_sandbox", self._state, rollback=True)
 
     def __enter__(self) -> World:
         return self.world

@@ -211,7 +211,7 @@ class ToolMenuAction(gym.ActionWrapper):
         >>> book = {"tool_calls": [{"name": "workspace__read_file", "arguments": {"path": "USER.md"}}]}
         >>> env = ToolMenuAction(gym.make("VibeLife-demo-errands-v0"), macros=[("read_user", book)])
         >>> env.labels[:3], env.labels[-1]
-        (['reply_silently', 'call:calendar__list_events', 'call:email__check_connection'], 'read_user')
+        (['reply_silently', 'call:assistant__list_wakeups', 'call:calendar__list_events'], 'read_user')
         >>> env.action_space == gym.spaces.Discrete(len(env.menu))
         True
         >>> _ = env.reset(seed=0)

@@ -7,7 +7,7 @@ import inspect
 from collections.abc import Callable
 from typing import Any
 
-from vibelife_env.checks.base import END_TIERS, Check, CheckResult, CheckSuite
+from vibelife_env.checks.base import Check, CheckResult, CheckSuite
 from vibelife_env.checks.context import CheckContext
 
 
@@ -42,28 +42,19 @@ class Scorer:
         self.total_weight = suite.total_weight
         self.results: dict[str, CheckResult] = {}
 
-    def _run(self, checks: list[Check], make_ctx: Callable[[], CheckContext]) -> list[CheckResult]:
-        pending = [c for c in checks if c.id not in self.results]
-        if not pending:
-            return []
-        ctx = make_ctx()
+    def evaluate(self, checks: list[Check], context_for: Callable[[Check], CheckContext]) -> list[CheckResult]:
+        """Evaluate and freeze the checks not frozen yet, each in the context ``context_for`` gives.
+
+        The caller owns the contexts (and the sandbox they view); this only runs and records.
+        """
         out = []
-        try:
-            for c in pending:
-                result = evaluate(c, ctx)
-                self.results[c.id] = result
-                out.append(result)
-        finally:
-            ctx.close()
+        for check in checks:
+            if check.id in self.results:
+                continue
+            result = evaluate(check, context_for(check))
+            self.results[check.id] = result
+            out.append(result)
         return out
-
-    def close_stage(self, stage: int, make_ctx: Callable[[], CheckContext]) -> list[CheckResult]:
-        """Evaluate and freeze the checks of a stage that just closed."""
-        return self._run(self.suite.for_stage(stage), make_ctx)
-
-    def finish(self, make_ctx: Callable[[], CheckContext]) -> list[CheckResult]:
-        """Evaluate the cross-stage, final and tool-quality tiers."""
-        return self._run([c for t in END_TIERS for c in self.suite.for_tier(t)], make_ctx)
 
     @property
     def earned(self) -> float:

@@ -4,8 +4,9 @@ Semantics follow the public release's runner:
 
 - with an ``idempotency_key``, an event applies at most once per episode, and an event
   whose postconditions already hold is recorded as applied without touching the world;
-- the operations run in order; if one fails, or the postconditions do not hold after
-  them, the world is restored to what it was before the event;
+- the operations run in order inside :meth:`World.atomic`; if one fails, or the
+  postconditions do not hold after them, that event alone is rolled back (the agent's
+  work since reset is never touched);
 - a failure is fatal in strict mode (the env raises :class:`MutationError`; authoring and
   ``vibelife validate`` use it); otherwise it is rolled back, reported in
   ``info["mutation_errors"]`` and the episode goes on (an agent's earlier actions can make
@@ -53,19 +54,18 @@ def apply_mutation(world: World, event: Event, root: Path) -> MutationOutcome:
     if key and event.postconditions and not failed_postconditions(world, event.postconditions):
         world.applied_keys.add(key)
         return MutationOutcome(event.id, "already_applied")
-    before = world.snapshot()
     try:
-        touched = set()
-        for op in event.apply:
-            touched.add(_apply_op(world, op, root))
-        for name in touched - {"workspace"}:
-            world.services[name].after_mutation()
-        failures = failed_postconditions(world, event.postconditions)
-        if failures:
-            raise MutationError("postconditions failed: " + "; ".join(failures))
+        with world.atomic():  # a failure rolls back this event only, never the agent's work
+            touched = set()
+            for op in event.apply:
+                touched.add(_apply_op(world, op, root))
+            for name in sorted(touched - {"workspace"}):
+                world.services[name].after_mutation()
+            failures = failed_postconditions(world, event.postconditions)
+            if failures:
+                raise MutationError("postconditions failed: " + "; ".join(failures))
     except Exception as exc:
-        world.restore(before)
-        return MutationOutcome(event.id, "failed", f"{type(exc).__name__}: {exc}", event.abort_stage)
+        return MutationOutcome(event.id, "failed", f"{type(exc).__name__}: {exc}"[:1000], event.abort_stage)
     if key:
         world.applied_keys.add(key)
     return MutationOutcome(event.id, "applied")
