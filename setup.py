@@ -1,27 +1,20 @@
 """Package discovery (metadata lives in pyproject.toml).
 
-The repository keeps ``wrappers/``, ``tasks/`` and ``training/`` at the top level, but the
-installed distribution ships them as ``vibelife_env.wrappers``, ``vibelife_env.tasks`` and
-``vibelife_env.training`` so that no generic top-level name lands in site-packages.
+The repository keeps ``wrappers/``, ``training/`` and ``tasks/`` at the top level (the
+project's layout), and ``vibelife_env/wrappers``, ``vibelife_env/training`` and
+``vibelife_env/tasks`` are relative symlinks to them. So each has one import name,
+``vibelife_env.<folder>``, whose file path matches it: editors, mypy and the editable
+install all see an ordinary subpackage, and no generic top-level name lands in
+site-packages (the wheel holds real copies). Importing a folder by its bare top-level
+name raises an ImportError that says which name to use.
+
 Services are found automatically: adding one needs no change here.
 """
 
 from setuptools import find_packages, setup
 
-MAPPED = {"wrappers": "vibelife_env.wrappers", "training": "vibelife_env.training", "tasks": "vibelife_env.tasks"}
-
-packages = find_packages(include=["vibelife_env", "vibelife_env.*"])
-package_dir = {"vibelife_env": "vibelife_env"}
-for folder, name in MAPPED.items():
-    packages.append(name)
-    package_dir[name] = folder
-    for sub in find_packages(where=folder):
-        packages.append(f"{name}.{sub}")
-        package_dir[f"{name}.{sub}"] = f"{folder}/{sub.replace('.', '/')}"
-
 setup(
-    packages=packages,
-    package_dir=package_dir,
+    packages=find_packages(include=["vibelife_env", "vibelife_env.*"]),
     package_data={"": ["*.sql", "py.typed"], "vibelife_env.tasks": ["**/*"]},
     include_package_data=False,
 )

@@ -9,6 +9,10 @@ monitoring         :class:`TrajectoryRecorder`, :class:`TensorBoardLogger`
 =================  ==========================================================
 """
 
+if __name__ != "vibelife_env.wrappers":  # one import name only (see setup.py)
+    raise ImportError(f"import this folder as vibelife_env.wrappers, not as {__name__}")
+
+
 from vibelife_env.wrappers.action import TextToolCallAction, ToolMenuAction, hermes_tools_prompt, parse_tool_call_text
 from vibelife_env.wrappers.common import ToolCallBudget
 from vibelife_env.wrappers.monitoring import TensorBoardLogger, TrajectoryRecorder, make_summary_writer
