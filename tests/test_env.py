@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import pickle
+import subprocess
+import sys
 
 import gymnasium as gym
 import pytest
@@ -33,8 +35,20 @@ def test_unknown_env_id_is_a_clear_error():
         gym.make("VibeLife-demo-nope-v0")
 
 
-def test_check_env_passes_unmodified():
-    check_env(gym.make(DEMO).unwrapped)
+@pytest.mark.parametrize("env_id", vibelife_env.registered_ids())
+def test_check_env_passes_on_every_registered_id(env_id):
+    check_env(gym.make(env_id).unwrapped)
+
+
+def test_cli_imports_only_the_command_it_runs():
+    code = (
+        "import sys, io, contextlib\n"
+        "from vibelife_env.cli import main\n"
+        "with contextlib.redirect_stdout(io.StringIO()): main(['list'])\n"
+        "print(sorted(m for m in sys.modules if m.startswith('vibelife_env.commands.')), 'ray' in sys.modules)"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "['vibelife_env.commands.list_envs'] False"
 
 
 def test_spaces_sample_and_contain(env):

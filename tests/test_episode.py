@@ -46,19 +46,38 @@ class RandomWriter:
         for _ in range(r.randint(1, 3)):
             roll = r.random()
             if roll < 0.3:
-                calls.append({"name": "workspace__append_file", "arguments": {"path": f"n{r.randint(0, 3)}.md", "content": f"x{r.random()}"}})
+                calls.append(
+                    {
+                        "name": "workspace__append_file",
+                        "arguments": {"path": f"n{r.randint(0, 3)}.md", "content": f"x{r.random()}"},
+                    }
+                )
             elif roll < 0.5 and "calendar__create_event" in self.tools:
                 day = r.randint(1, 28)
                 calls.append(
                     {
                         "name": "calendar__create_event",
-                        "arguments": {"summary": f"e{r.randint(0, 99)}", "start": f"2026-05-{day:02d}T10:00:00+08:00", "end": f"2026-05-{day:02d}T11:00:00+08:00"},
+                        "arguments": {
+                            "summary": f"e{r.randint(0, 99)}",
+                            "start": f"2026-05-{day:02d}T10:00:00+08:00",
+                            "end": f"2026-05-{day:02d}T11:00:00+08:00",
+                        },
                     }
                 )
             elif roll < 0.55:
-                calls.append({"name": "assistant__schedule_wakeup", "arguments": {"at": f"2026-0{r.randint(4, 6)}-{r.randint(1, 28):02d}T08:00:00+08:00", "note": "check"}})
+                calls.append(
+                    {
+                        "name": "assistant__schedule_wakeup",
+                        "arguments": {
+                            "at": f"2026-0{r.randint(4, 6)}-{r.randint(1, 28):02d}T08:00:00+08:00",
+                            "note": "check",
+                        },
+                    }
+                )
             elif roll < 0.65:
-                calls.append({"name": "email__send_email", "arguments": {"to": "a@b.example", "subject": "s", "body": "b"}})
+                calls.append(
+                    {"name": "email__send_email", "arguments": {"to": "a@b.example", "subject": "s", "body": "b"}}
+                )
             else:
                 calls.append({"name": r.choice(self.reads), "arguments": {}})
         return {"tool_calls": calls, "reply": None}
@@ -110,7 +129,9 @@ def test_snapshots_at_random_steps_are_exact(env_id: str, agent_name: str) -> No
             "fork": env.fork(),
         }
         copies["restore"].reset(seed=99)
-        copies["restore"].step({"tool_calls": [{"name": "workspace__write_file", "arguments": {"path": "junk.md", "content": "junk"}}]})
+        copies["restore"].step(
+            {"tool_calls": [{"name": "workspace__write_file", "arguments": {"path": "junk.md", "content": "junk"}}]}
+        )
         copies["restore"].restore(snap)
         copies["pickle"].reset(options={"snapshot": pickle.loads(pickle.dumps(snap))})
         expected = (observations[k + 1 :], rewards[k:], final)
@@ -127,7 +148,10 @@ def test_snapshot_after_a_write_keeps_the_write() -> None:
     args = {"summary": "x", "start": "2026-05-06T15:30:00+08:00", "end": "2026-05-06T16:30:00+08:00"}
     e.step({"tool_calls": [{"name": "calendar__create_event", "arguments": args}]})
     assert World.from_snapshot(e.snapshot().world).digest() == e.world.digest()
-    assert any(r["summary"] == "x" for r in World.from_snapshot(e.snapshot().world).services["calendar"].query("SELECT summary FROM events"))
+    assert any(
+        r["summary"] == "x"
+        for r in World.from_snapshot(e.snapshot().world).services["calendar"].query("SELECT summary FROM events")
+    )
 
 
 def test_snapshot_inside_a_sandbox_is_refused() -> None:
@@ -201,7 +225,14 @@ def test_a_failed_mutation_rolls_back_only_itself(tmp_path: Path) -> None:
     env = vibelife_env.VibeLifeEnv(_bundle(tmp_path, FAILING_EVENTS))
     env.reset(seed=0)
     args = {"summary": "agent work", "start": "2026-04-19T09:00:00+08:00", "end": "2026-04-19T10:00:00+08:00"}
-    env.step({"tool_calls": [{"name": "calendar__create_event", "arguments": args}, {"name": "workspace__write_file", "arguments": {"path": "plan.md", "content": "mine"}}]})
+    env.step(
+        {
+            "tool_calls": [
+                {"name": "calendar__create_event", "arguments": args},
+                {"name": "workspace__write_file", "arguments": {"path": "plan.md", "content": "mine"}},
+            ]
+        }
+    )
     _, _, _, _, info = env.step({"reply": "done"})
     assert info["mutations_applied"] == ["M_ok"] and info["mutation_errors"][0].startswith("M_bad")
     assert _calendar_summaries(env.world) == {"agent work", "from the world"}
@@ -285,7 +316,10 @@ def test_a_scheduled_wakeup_opens_a_turn_at_its_time() -> None:
     assert json.loads(obs["messages"][0]["content"])["wakeup"]["wakeup_id"] == "wk_1"
     obs, _, _, _, info = env.step({"reply": "I'll look again at noon."})
     assert info["time"] == "2026-05-04T12:00:00+08:00" and info["event_id"] == "wakeup_wk_1"
-    assert "re-check the forecast" in obs["messages"][-1]["content"] and "scheduled by you" in obs["messages"][-1]["content"]
+    assert (
+        "re-check the forecast" in obs["messages"][-1]["content"]
+        and "scheduled by you" in obs["messages"][-1]["content"]
+    )
     assert info["time"] > start
     listed = env.world.call("assistant__list_wakeups", {"include_done": True})
     assert listed["wakeups"][0]["status"] == "fired"
@@ -293,7 +327,11 @@ def test_a_scheduled_wakeup_opens_a_turn_at_its_time() -> None:
 
 @pytest.mark.parametrize(
     ("at", "fragment"),
-    [("2026-05-04T08:59:00+08:00", "not after now"), ("2027-01-01T00:00:00+08:00", "end of the timeline"), ("soon", "ISO 8601")],
+    [
+        ("2026-05-04T08:59:00+08:00", "not after now"),
+        ("2027-01-01T00:00:00+08:00", "end of the timeline"),
+        ("soon", "ISO 8601"),
+    ],
 )
 def test_wakeups_never_before_now_or_past_the_timeline(at: str, fragment: str) -> None:
     env = gym.make(DEMO).unwrapped

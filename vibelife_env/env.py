@@ -28,7 +28,6 @@ of it: the runners, ``vibelife run`` and ``vibelife rollout`` do.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar
 

@@ -189,9 +189,7 @@ class VibeLifeParallelEnv(ParallelEnv):
         if unknown:
             raise ValueError(f"actions for agents that are not live: {sorted(unknown)}; live: {self.agents}")
         opened = self.episode.open_seats
-        parsed = {
-            p: parse_action(a, id_prefix=self.episode.call_prefix(p)) for p, a in actions.items() if p in opened
-        }
+        parsed = {p: parse_action(a, id_prefix=self.episode.call_prefix(p)) for p, a in actions.items() if p in opened}
         out = self.episode.step(parsed)
         results, self._carry = [*self._carry, *out.results], []
         obs = {p: self._obs(out.messages[p]) for p in self.agents}

@@ -144,12 +144,14 @@ class Scheduler(ToolProvider):
         if len(note) > MAX_NOTE_CHARS:
             raise ToolError("BAD_ARG", f"argument 'note': at most {MAX_NOTE_CHARS} characters, got {len(note)}")
         if len(self.state.entries) >= self.state.max_wakeups:
-            raise ToolError(
-                "LIMIT_REACHED", f"at most {self.state.max_wakeups} wake-ups can be scheduled per episode"
-            )
+            raise ToolError("LIMIT_REACHED", f"at most {self.state.max_wakeups} wake-ups can be scheduled per episode")
         entry = Wakeup(f"wk_{len(self.state.entries) + 1}", when, note.strip(), self.caller, now)
         self.state = replace(self.state, entries=(*self.state.entries, entry))
-        return {"success": True, "wakeup": entry.to_dict(), "remaining": self.state.max_wakeups - len(self.state.entries)}
+        return {
+            "success": True,
+            "wakeup": entry.to_dict(),
+            "remaining": self.state.max_wakeups - len(self.state.entries),
+        }
 
     @tool(read_only=True)
     def list_wakeups(self, include_done: bool = False) -> dict[str, Any]:
