@@ -19,6 +19,7 @@ import gymnasium as gym
 
 import vibelife_env
 from vibelife_env.agents import make_agent
+from vibelife_env.episode import agent_view
 from vibelife_env.rollout import run_episode
 from vibelife_env.world import World
 
@@ -55,9 +56,9 @@ def _oracle_call_median_us(env) -> float:
     times: list[float] = []
     world_call = World.call
 
-    def timed(self, name, args=None):
+    def timed(self, name, args=None, caller="assistant"):
         t = time.perf_counter()
-        out = world_call(self, name, args)
+        out = world_call(self, name, args, caller)
         times.append(time.perf_counter() - t)
         return out
 
@@ -93,6 +94,14 @@ def main() -> None:
     rows.append(("snapshot (episode)", _median_ms(lambda: env.snapshot(), args.repeat), None, "ms"))
     task = env.task
     if task.oracle_path() is not None:
+        obs, info = env.reset(seed=0)
+        oracle = make_agent("oracle", task)
+        oracle.reset(agent_view(info))
+        while info["stage"] < len(task.stages) // 2:  # mid-episode: half the stages played
+            obs, _, _, _, info = env.step(oracle.act(obs, agent_view(info)))
+        rows.append((f"snapshot mid-episode (stage {info['stage']})", _median_ms(env.snapshot, args.repeat), 2.0, "ms"))
+        snap = env.snapshot()
+        rows.append(("restore mid-episode snapshot", _median_ms(lambda: env.restore(snap), args.repeat), None, "ms"))
         rows.append(("tool call, oracle episode mix", _oracle_call_median_us(env), 50.0, "us"))
         rows.append(
             (
