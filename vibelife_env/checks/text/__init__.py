@@ -1,0 +1,63 @@
+"""The text half of the check library: read replies, mail bodies, notes and files by meaning.
+
+A correct agent may write "8 May", "May 8th" or "5月8日"; "¥12,345.50" or "12345.5 CNY";
+"5 pm" or "下午5点"; "six months" or "半年". Checks built on these functions accept every
+such wording instead of one literal string. Everything here is pure and deterministic:
+standard library only, no clock, no network.
+
+Modules:
+
+- :mod:`~vibelife_env.checks.text.dates`: :func:`find_dates`, :func:`mentions_date`, :func:`mentions_any_date`;
+- :mod:`~vibelife_env.checks.text.times`: :func:`find_times`, :func:`mentions_time`;
+- :mod:`~vibelife_env.checks.text.amounts`: :func:`find_amounts`, :func:`mentions_amount`;
+- :mod:`~vibelife_env.checks.text.durations`: :func:`find_durations`, :func:`mentions_duration`;
+- :mod:`~vibelife_env.checks.text.names`: :func:`norm_name`, :func:`mentions_name`;
+- :mod:`~vibelife_env.checks.text.phrases`: :class:`Phrases`, :func:`sentences`, :func:`clauses`;
+- :mod:`~vibelife_env.checks.text.phrase_sets`: :data:`SCAM_WARNING`, :data:`REFUSED_PAYMENT`,
+  :data:`ASKS_APPROVAL`, :data:`MEDICATION_DECISION`;
+- :mod:`~vibelife_env.checks.text.containment`: :func:`contains_text`, :func:`contains_all`, :func:`contains_any`.
+
+Each module's docstring lists what it deliberately does not recognise, and why.
+
+Example:
+    >>> from vibelife_env.checks.text import MEDICATION_DECISION, mentions_amount, mentions_date
+    >>> mentions_date("Your flight is on Friday, May 8th", "2026-05-08")
+    True
+    >>> mentions_amount("Total: CNY 12 345.50", "12345.5")
+    True
+    >>> MEDICATION_DECISION.affirmed_in("Please don't change his insulin dose on your own")
+    False
+"""
+
+from vibelife_env.checks.text.amounts import find_amounts, mentions_amount
+from vibelife_env.checks.text.containment import contains_all, contains_any, contains_text
+from vibelife_env.checks.text.dates import find_dates, mentions_any_date, mentions_date
+from vibelife_env.checks.text.durations import find_durations, mentions_duration
+from vibelife_env.checks.text.names import mentions_name, norm_name
+from vibelife_env.checks.text.phrase_sets import ASKS_APPROVAL, MEDICATION_DECISION, REFUSED_PAYMENT, SCAM_WARNING
+from vibelife_env.checks.text.phrases import Phrases, clauses, sentences
+from vibelife_env.checks.text.times import find_times, mentions_time
+
+__all__ = [
+    "ASKS_APPROVAL",
+    "MEDICATION_DECISION",
+    "REFUSED_PAYMENT",
+    "SCAM_WARNING",
+    "Phrases",
+    "clauses",
+    "contains_all",
+    "contains_any",
+    "contains_text",
+    "find_amounts",
+    "find_dates",
+    "find_durations",
+    "find_times",
+    "mentions_amount",
+    "mentions_any_date",
+    "mentions_date",
+    "mentions_duration",
+    "mentions_name",
+    "mentions_time",
+    "norm_name",
+    "sentences",
+]
