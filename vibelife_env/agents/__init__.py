@@ -5,6 +5,16 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from vibelife_env.agents.adversaries import (
+    Asker,
+    Copier,
+    Destroyer,
+    Narrator,
+    OraclePlusPolling,
+    Quarantine,
+    Spender,
+    Sprayer,
+)
 from vibelife_env.agents.base import Agent, KeywordStuffer, NullAgent, PollingAgent
 from vibelife_env.agents.oracle import load_oracle
 from vibelife_env.agents.scripted import ScriptedAgent
@@ -12,11 +22,19 @@ from vibelife_env.agents.scripted import ScriptedAgent
 __all__ = [
     "AGENTS",
     "Agent",
+    "Asker",
+    "Copier",
+    "Destroyer",
     "KeywordStuffer",
+    "Narrator",
     "NullAgent",
     "OpenAIChatAgent",
+    "OraclePlusPolling",
     "PollingAgent",
+    "Quarantine",
     "ScriptedAgent",
+    "Spender",
+    "Sprayer",
     "load_oracle",
     "make_agent",
 ]
@@ -26,6 +44,13 @@ AGENTS: dict[str, Callable[..., Any]] = {
     "null": NullAgent,
     "polling": PollingAgent,
     "stuffer": KeywordStuffer,
+    "narrator": Narrator,
+    "sprayer": Sprayer,
+    "destroyer": Destroyer,
+    "quarantine": Quarantine,
+    "copier": Copier,
+    "asker": Asker,
+    "spender": Spender,
 }
 
 
@@ -39,10 +64,10 @@ def __getattr__(name: str) -> Any:
 
 
 def make_agent(name: str, task: Any = None) -> Any:
-    """Build a built-in agent by name (``null``, ``polling``, ``stuffer``, ``oracle``,
-    ``stale``, ``reckless``, ``openai``); ``oracle``, ``stale`` and ``reckless`` need the
-    task, ``openai`` reads its endpoint and model from the environment (see
-    :mod:`vibelife_env.agents.openai_agent`).
+    """Build a built-in agent by name (``null``, ``polling``, ``stuffer``, the adversaries of
+    :mod:`vibelife_env.agents.adversaries`, ``oracle``, ``stale``, ``reckless``, ``openai``);
+    ``oracle``, ``stale`` and ``reckless`` need the task, ``openai`` reads its endpoint and
+    model from the environment (see :mod:`vibelife_env.agents.openai_agent`).
 
     Raises:
         ValueError: unknown name, or an oracle-based agent for a task without ``oracle.py``.
