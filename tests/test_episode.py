@@ -374,3 +374,76 @@ def test_wakeups_reach_only_the_persona_that_scheduled_them() -> None:
     assert infos["lina"]["event_id"] == "wakeup_wk_1" and infos["lina"]["time"] == "2026-06-02T08:00:00+08:00"
     assert "call the restaurant" in obs["lina"]["messages"][-1]["content"]
     assert infos["hao"]["event_id"] is None and obs["hao"]["messages"] == ()
+
+
+# --------------------------------------------------- roles resolved from state
+ROLE_EVENTS = """
+stages:
+  0:
+    - id: E0
+      time: 2026-04-17T09:00:00+08:00
+      kind: user_message
+      body: book something
+  1:
+    - id: M_move
+      time: 2026-04-18T08:00:00+08:00
+      kind: mutation
+      apply:
+        - script: "world.py:move_users_event"
+          args: {hours: 2}
+    - id: M_bad
+      time: 2026-04-18T08:30:00+08:00
+      kind: mutation
+      apply:
+        - script: "world.py:half_then_fail"
+    - id: E1
+      time: 2026-04-18T10:00:00+08:00
+      kind: notification
+      facts: "world.py:event_facts"
+      body: "Your event {summary} now starts at {start}."
+"""
+
+ROLE_MODULE = """
+def _users_event(ctx):
+    rows = ctx.sql("calendar", "SELECT * FROM events ORDER BY created_at, event_id")
+    return rows[0] if rows else None
+
+
+def move_users_event(ctx, hours):
+    event = _users_event(ctx)  # the role: whatever event the user made, resolved now
+    if event is None:
+        return
+    from datetime import datetime, timedelta
+    start = datetime.fromisoformat(event["start_dt"]) + timedelta(hours=hours)
+    end = datetime.fromisoformat(event["end_dt"]) + timedelta(hours=hours)
+    ctx.world.services["calendar"].execute(
+        "UPDATE events SET start_dt = ?, end_dt = ? WHERE event_id = ?",
+        (start.isoformat(), end.isoformat(), event["event_id"]),
+    )
+
+
+def half_then_fail(ctx):
+    ctx.world.workspace.put("HALF.md", "half")
+    raise RuntimeError("the world could not do it")
+
+
+def event_facts(ctx):
+    event = _users_event(ctx)
+    return {"summary": event["summary"] if event else "(none)", "start": event["start_dt"] if event else "-"}
+"""
+
+
+def test_script_mutations_and_event_facts_follow_what_the_agent_did(tmp_path: Path) -> None:
+    root = _bundle(tmp_path, ROLE_EVENTS)
+    (root / "world.py").write_text(ROLE_MODULE, encoding="utf-8")
+    for summary, day in (("Dentist", "19"), ("Haircut", "20")):  # two agents, two different choices
+        env = vibelife_env.VibeLifeEnv(root)
+        env.reset(seed=0)
+        args = {"summary": summary, "start": f"2026-04-{day}T09:00:00+08:00", "end": f"2026-04-{day}T10:00:00+08:00"}
+        env.step({"tool_calls": [{"name": "calendar__create_event", "arguments": args}]})
+        obs, _, _, _, info = env.step({"reply": "booked"})
+        assert info["mutations_applied"] == ["M_move"] and info["mutation_errors"][0].startswith("M_bad")
+        assert obs["messages"][-1]["content"].endswith(
+            f"Your event {summary} now starts at 2026-04-{day}T11:00:00+08:00."
+        )
+        assert env.world.workspace.read("HALF.md") is None  # the failing script rolled back alone

@@ -51,7 +51,7 @@ from vibelife_env.services.tooling import NAME_SEP, ToolProvider
 from vibelife_env.spaces import empty_message
 from vibelife_env.task.loader import Task
 from vibelife_env.task.models import Event
-from vibelife_env.task.mutations import MutationOutcome, apply_mutation
+from vibelife_env.task.mutations import MutationOutcome, apply_mutation, bundle_callable, script_context
 from vibelife_env.workspace import Workspace
 from vibelife_env.world import World, WorldSnapshot
 
@@ -369,9 +369,22 @@ class Episode:
     def _open(self, event: Event, who: list[str]) -> None:
         assert self.world is not None
         self.world.clock.advance_to(event.time)
+        if event.facts is not None:
+            event = self._render_facts(event)
         for name in who:
             self.seats[name].open = event
             self.log(name, "event", render_event(event))
+
+    def _render_facts(self, event: Event) -> Event:
+        """The event with its body rendered from what the world holds now (see ``Event.facts``)."""
+        assert self.world is not None and event.facts is not None
+        with self.world.sandbox():
+            facts = bundle_callable(self.task.root, event.facts)(script_context(self.world))
+        try:
+            body = event.body.format_map(dict(facts))
+        except (KeyError, IndexError, ValueError, TypeError) as exc:
+            raise MutationError(f"event {event.id}: cannot render its body from {event.facts}: {exc!r}") from None
+        return event.model_copy(update={"body": body})
 
     def advance(self) -> list[CheckResult]:
         """Move through the timeline to the next round (or the end); newly frozen results."""

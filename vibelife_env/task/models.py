@@ -69,6 +69,34 @@ class ToolCallOp(_Strict):
     args: dict[str, Any] = Field(default_factory=dict)
 
 
+class ScriptOp(_Strict):
+    """Run a function of the bundle that changes the world, resolving its targets from state.
+
+    ``script: "world.py:swap_outbound_aircraft"`` names a ``.py`` file of the bundle and a
+    function in it; it is called as ``fn(ctx, **args)`` with a
+    :class:`~vibelife_env.checks.context.CheckContext` over the live world (read with
+    ``ctx.sql``; write through ``ctx.world``), inside the mutation's transaction. This is
+    how a mutation addresses a *role* ("the outbound flight the user booked") instead of
+    the oracle's pick: the function finds the entity when the mutation fires.
+    """
+
+    script: str
+    args: dict[str, Any] = Field(default_factory=dict)
+
+    @field_validator("script")
+    @classmethod
+    def _target(cls, value: str) -> str:
+        return check_callable_ref(value)
+
+
+def check_callable_ref(value: str) -> str:
+    """Validate ``"<file>.py:<function>"`` (a bundle file and a function name in it)."""
+    path, sep, name = value.partition(":")
+    if not sep or not path.endswith(".py") or not name.isidentifier():
+        raise ValueError(f"expected '<file>.py:<function>', got {value!r}")
+    return value
+
+
 class WorkspaceFileSpec(_Strict):
     source: str | None = None
     content: str | None = None
@@ -102,6 +130,7 @@ _OP_KEYS = {
     "tool": "tool",
     "workspace_file": "workspace_file",
     "source_file": "workspace_path",
+    "script": "script",
 }
 #: Tags of the operation union (they appear in pydantic error locations and are dropped there).
 OP_TAGS = frozenset(_OP_KEYS.values())
@@ -123,11 +152,12 @@ MutationOp = Annotated[
     | Annotated[RowOp, Tag("row")]
     | Annotated[ToolCallOp, Tag("tool")]
     | Annotated[WorkspaceFileOp, Tag("workspace_file")]
-    | Annotated[WorkspacePathOp, Tag("workspace_path")],
+    | Annotated[WorkspacePathOp, Tag("workspace_path")]
+    | Annotated[ScriptOp, Tag("script")],
     Discriminator(
         _op_kind,
         custom_error_type="unknown_operation",
-        custom_error_message="an operation needs one of: sql_file, sql, table+op, tool, workspace_file, source_file",
+        custom_error_message="an operation needs one of: sql_file, sql, table+op, tool, workspace_file, source_file, script",
     ),
 ]
 
@@ -177,6 +207,15 @@ class Event(_Strict):
     abort_stage: bool = False
     rendered: str | None = None
     merged: list[str] = Field(default_factory=list)
+    #: ``"<file>.py:<function>"`` returning a mapping; ``body`` is rendered with it
+    #: (``str.format_map``) when the event fires, so the text names what the world holds
+    #: then (the train the user booked), not what the author expected.
+    facts: str | None = None
+
+    @field_validator("facts")
+    @classmethod
+    def _facts_ref(cls, value: str | None) -> str | None:
+        return None if value is None else check_callable_ref(value)
 
     @model_validator(mode="before")
     @classmethod

@@ -19,14 +19,16 @@ import hashlib
 import json
 from dataclasses import dataclass
 from pathlib import Path
+from collections.abc import Callable
 from typing import Any
 
-from vibelife_env.errors import MutationError
+from vibelife_env.errors import MutationError, TaskLoadError
 from vibelife_env.services.registry import canonical_name
 from vibelife_env.task.models import (
     Event,
     Postcondition,
     RowOp,
+    ScriptOp,
     SqlFileOp,
     SqlOp,
     ToolCallOp,
@@ -59,7 +61,9 @@ def apply_mutation(world: World, event: Event, root: Path) -> MutationOutcome:
             touched = set()
             for op in event.apply:
                 touched.add(_apply_op(world, op, root))
-            for name in sorted(touched - {"workspace"}):
+            if "*" in touched:  # a script may have written to any service
+                touched |= set(world.services)
+            for name in sorted(touched - {"workspace", "*"}):
                 world.services[name].after_mutation()
             failures = failed_postconditions(world, event.postconditions)
             if failures:
@@ -71,8 +75,37 @@ def apply_mutation(world: World, event: Event, root: Path) -> MutationOutcome:
     return MutationOutcome(event.id, "applied")
 
 
+def bundle_callable(root: Path, ref: str) -> Callable[..., Any]:
+    """The function ``"<file>.py:<function>"`` of the bundle at ``root``.
+
+    Raises:
+        MutationError: the file does not import or has no such function.
+    """
+    from vibelife_env.task.modules import import_bundle_module
+
+    path, _, name = ref.partition(":")
+    try:
+        module = import_bundle_module(root, path)
+    except TaskLoadError as exc:
+        raise MutationError(str(exc)) from None
+    fn = getattr(module, name, None)
+    if not callable(fn):
+        raise MutationError(f"{root / path}: no function {name!r}")
+    return fn
+
+
+def script_context(world: World) -> Any:
+    """What a bundle's world script or facts function receives: a check context over ``world``."""
+    from vibelife_env.checks.context import CheckContext, EpisodeRecord
+
+    return CheckContext(world, EpisodeRecord(), None)
+
+
 def _apply_op(world: World, op: Any, root: Path) -> str:
-    """Run one operation; returns the name of what it touched."""
+    """Run one operation; returns the name of what it touched (``*``: possibly anything)."""
+    if isinstance(op, ScriptOp):
+        bundle_callable(root, op.script)(script_context(world), **op.args)
+        return "*"
     if isinstance(op, (WorkspaceFileOp, WorkspacePathOp)):
         if isinstance(op, WorkspaceFileOp):
             spec = op.workspace_file
