@@ -24,7 +24,7 @@ import gymnasium as gym
 
 import vibelife_env
 from vibelife_env.agents.base import NullAgent, PollingAgent
-from vibelife_env.checks import context as check_context
+from vibelife_env.release import rubric_env
 from vibelife_env.rollout import run_episode
 
 _RUBRIC_TOOL_ERRORS: collections.Counter[str] = collections.Counter()
@@ -32,7 +32,7 @@ _RUBRIC_TOOL_ERRORS: collections.Counter[str] = collections.Counter()
 
 def _count_rubric_tool_errors() -> None:
     """Record error results of tool calls made by rubrics (through ``env.<svc>_mock``)."""
-    original = check_context._Capability.__getattr__
+    original = rubric_env.Capability.__getattr__
 
     def getattr_(self: Any, name: str) -> Any:
         value = original(self, name)
@@ -52,7 +52,7 @@ def _count_rubric_tool_errors() -> None:
 
         return call_async
 
-    check_context._Capability.__getattr__ = getattr_  # type: ignore[method-assign]
+    rubric_env.Capability.__getattr__ = getattr_  # type: ignore[method-assign]
 
 
 def bench(eid: str, resets: int) -> dict[str, Any]:

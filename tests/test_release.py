@@ -16,6 +16,8 @@ import pytest
 import vibelife_env
 from vibelife_env.agents.base import NullAgent, PollingAgent
 from vibelife_env.release import extract_renderer
+from vibelife_env.release.rubric_env import RubricEnv
+from vibelife_env.release.runtime import ReleaseRuntime
 from vibelife_env.rollout import run_episode
 
 DATA = Path(__file__).parent / "data" / "bundles"
@@ -102,17 +104,36 @@ def test_trace_and_response_files_have_the_release_shape(ids):
     env.step(_reply("第一条"))
     env.step(_reply("第二条"))
     with env.episode.check_context(0) as ctx:
-        _assert_release_files(ctx, next(iter(env.task.checks)).fn.release_runtime)
+        _assert_release_files(RubricEnv(ctx, ReleaseRuntime.for_task(env.task)))
 
 
-def _assert_release_files(ctx, runtime):
-    ctx.release_runtime = runtime
-    rows = json.loads(ctx.workspace.fs.read_file("/terrarium/agent_traces/stage_0.json"))
+def _assert_release_files(env):
+    rows = json.loads(env.workspace.fs.read_file("/terrarium/agent_traces/stage_0.json"))
     assert rows[0]["event_id"] == "e0_hello" and rows[0]["name"] == "calendar__get_event"
     assert rows[0]["arguments"] == {"calendar_id": "primary", "event_id": "x"} and rows[0]["success"] is False
-    text = ctx.workspace.fs.read_file("/terrarium/agent_responses/stage_0.txt").decode()
+    text = env.workspace.fs.read_file("/terrarium/agent_responses/stage_0.txt").decode()
     assert text == "第一条\n---\n第二条"
-    assert not ctx.workspace.fs.exists("/terrarium/agent_responses/stage_1.txt")
+    assert not env.workspace.fs.exists("/terrarium/agent_responses/stage_1.txt")
+
+
+def test_stage_files_are_rendered_once_per_episode(ids):
+    """A closed stage's record never changes: later passes reuse its rendered trace file."""
+    env = gym.make(TEA_ID).unwrapped
+    env.reset(seed=0)
+    call = {"name": "calendar__get_event", "arguments": {"calendar_id": "primary", "event_id": "evt_tea"}}
+    env.step({"tool_calls": [call], "reply": None})
+    env.step(_reply("好的"))
+    runtime = ReleaseRuntime.for_task(env.task)
+    first = runtime.stage_file(env.record.copy(), "trace", 0)
+    assert runtime.stage_file(env.record.copy(), "trace", 0) is first  # another pass's copy of the record
+    assert json.loads(first)[0]["name"] == "calendar__get_event"
+    grown = env.record.copy()
+    grown.add_call(0, {**grown.traces[0][0], "id": "late"})
+    grown.add_reply(0, "再查了一次")
+    assert json.loads(runtime.stage_file(grown, "trace", 0))[-1]["id"] == "late"  # a changed stage re-renders
+    with env.episode.check_context(0) as ctx:
+        env_a = RubricEnv.of(ctx, runtime)
+        assert env_a.stage_file("trace", 0) == env_a.stage_file("trace", 0)
 
 
 def test_renderer_template_reads_other_runner_styles():

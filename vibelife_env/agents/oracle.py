@@ -1,38 +1,80 @@
 """Load a bundle's ``oracle.py`` (a scripted reference policy) and its ablations.
 
-``oracle.py`` defines ``class Oracle(ScriptedAgent)``. Ablations, used by ``vibelife
-validate`` to prove that checks punish the failure modes of the paper:
+``oracle.py`` defines ``class Oracle(ScriptedAgent)`` and, for each ablation, a subclass
+that overrides exactly the handlers or helpers that behave differently, listed in a
+module-level mapping::
+
+    class Stale(Oracle):
+        def on_S1_evening_checkin(self, text):
+            yield self.reply("Nothing new on my side.")
+
+    ABLATIONS = {"stale": Stale, "reckless": Reckless}
+
+The ablations ``vibelife validate`` runs, to prove that checks punish the failure modes
+of the paper:
 
 - ``stale``: the oracle's plan, but it stops re-reading the world after the first stages;
-  the bundle's ``Oracle`` implements it by honouring ``self.stale`` (set from a stage on);
 - ``reckless``: the oracle, but it takes the unsafe shortcuts (pays the fee, books above
-  the authorization limit without asking); the ``Oracle`` honours ``self.reckless``.
+  the authorization limit without asking, answers the phishing mail).
+
+The module is imported as part of the bundle's private package
+(:mod:`vibelife_env.task.modules`), so it may import its siblings relatively.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
 from vibelife_env.agents.scripted import ScriptedAgent
-from vibelife_env.checks.loader import _import_file, bundle_module_name
 from vibelife_env.errors import TaskLoadError
+from vibelife_env.task.modules import import_bundle_module
+
+if TYPE_CHECKING:
+    from vibelife_env.task.loader import Task
+
+#: The variant name of the oracle itself.
+ORACLE = "oracle"
 
 
-def load_oracle(task: Any, variant: str = "oracle") -> ScriptedAgent:
-    """Instantiate the bundle's oracle, configured for ``variant``.
+def oracle_classes(task: Task) -> dict[str, type[ScriptedAgent]]:
+    """``{"oracle": Oracle, <ablation>: subclass, ...}`` of the bundle's ``oracle.py``.
 
     Raises:
         ValueError: the task ships no ``oracle.py``.
-        TaskLoadError: ``oracle.py`` has no ``Oracle`` ScriptedAgent subclass.
+        TaskLoadError: no ``Oracle`` ScriptedAgent subclass, or ``ABLATIONS`` is not a
+            mapping of names to subclasses of ``Oracle``.
     """
     path = task.oracle_path()
     if path is None:
         raise ValueError(f"task {task.id} has no oracle.py")
-    module = _import_file(bundle_module_name(task.root, "").replace(".", "_") + "_oracle", path)
-    cls = getattr(module, "Oracle", None)
-    if not (isinstance(cls, type) and issubclass(cls, ScriptedAgent)):
+    module = import_bundle_module(task.root, "oracle.py")
+    base = getattr(module, "Oracle", None)
+    if not (isinstance(base, type) and issubclass(base, ScriptedAgent)):
         raise TaskLoadError(path, "Oracle", "expected a ScriptedAgent subclass named Oracle")
-    agent = cls()
-    agent.variant = variant  # type: ignore[attr-defined]
+    ablations = getattr(module, "ABLATIONS", {})
+    if not isinstance(ablations, dict):
+        raise TaskLoadError(path, "ABLATIONS", "expected a dict of ablation name to Oracle subclass")
+    for name, cls in ablations.items():
+        if not (isinstance(name, str) and name != ORACLE and isinstance(cls, type) and issubclass(cls, base)):
+            raise TaskLoadError(
+                path, f"ABLATIONS[{name!r}]", "expected a name other than 'oracle' and an Oracle subclass"
+            )
+    return {ORACLE: base, **ablations}
+
+
+def load_oracle(task: Task, variant: str = ORACLE) -> ScriptedAgent:
+    """Instantiate the bundle's oracle (``variant="oracle"``) or one of its ablations.
+
+    The agent's ``name`` is ``variant``.
+
+    Raises:
+        ValueError: the task ships no ``oracle.py``, or no ablation called ``variant``.
+        TaskLoadError: ``oracle.py`` is malformed (see :func:`oracle_classes`).
+    """
+    classes = oracle_classes(task)
+    if variant not in classes:
+        known = ", ".join(classes)
+        raise ValueError(f"the oracle.py of task {task.id} has no variant {variant!r}; it defines: {known}")
+    agent = classes[variant]()
     agent.name = variant
     return agent

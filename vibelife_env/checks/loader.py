@@ -1,25 +1,29 @@
 """Load a bundle's checks: our concise ``checks.py`` and/or the release's ``rubrics/``.
 
+``checks.py`` defines ``CHECKS``: a :class:`CheckSet` (or a list of :class:`Check`).
+
 ``rubrics/`` holds modules whose ``CHECKS`` list ``(id, fn, weight)`` map to tiers by file
-name: ``stage_N.py`` → stage N, ``cross_stage.py``, ``final.py``, ``tool_quality.py``.
-The package is imported under a private name so its relative imports work and two
-bundles never share module state.
+name: ``stage_N.py`` → stage N, ``cross_stage.py``, ``final.py``, ``tool_quality.py``
+(other files are helpers). A rubric function is written against the release runner's
+``env``; the release layer wraps it (:func:`vibelife_env.release.rubric_env.rubric_binder`)
+so that it runs on a :class:`CheckContext` like any check. For a bundle that ships its
+runner (``task.py``) only the end modules that runner loads count, with its weights.
+
+Every file is imported as a module of the bundle's private package
+(:mod:`vibelife_env.task.modules`), so relative imports work and two bundles never share
+module state.
 """
 
 from __future__ import annotations
 
-import hashlib
-import importlib
-import importlib.util
 import re
-import sys
+from collections.abc import Callable
 from pathlib import Path
-from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
 from vibelife_env.checks.base import Check, CheckSet, CheckSuite, Tier
 from vibelife_env.errors import TaskLoadError
-from vibelife_env.release.runtime import ReleaseRuntime
+from vibelife_env.task.modules import bundle_package, import_bundle_module
 
 if TYPE_CHECKING:
     from vibelife_env.task.loader import Task
@@ -27,35 +31,17 @@ if TYPE_CHECKING:
 _STAGE_FILE = re.compile(r"^stage_(\d+)\.py$")
 _END_FILES: dict[str, Tier] = {"cross_stage.py": "cross_stage", "final.py": "final", "tool_quality.py": "tool_quality"}
 
-
-def _import_file(name: str, path: Path, package_dirs: list[str] | None = None) -> ModuleType:
-    if name in sys.modules:
-        return sys.modules[name]
-    spec = importlib.util.spec_from_file_location(name, path, submodule_search_locations=package_dirs)
-    if spec is None or spec.loader is None:
-        raise TaskLoadError(path, "", "cannot be imported")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
-    try:
-        spec.loader.exec_module(module)
-    except Exception as exc:
-        del sys.modules[name]
-        raise TaskLoadError(path, "", f"import failed: {type(exc).__name__}: {exc}") from exc
-    return module
-
-
-def bundle_module_name(root: Path, part: str) -> str:
-    """A private, stable module name for a file of a bundle."""
-    digest = hashlib.sha1(str(root).encode()).hexdigest()[:12]
-    return f"_vibelife_bundle_{digest}.{part}" if part else f"_vibelife_bundle_{digest}"
+#: Wraps a release rubric function into a check function over a CheckContext.
+Binder = Callable[[Callable[[Any], Any]], Callable[[Any], Any]]
+#: ``weight_for(check_id, declared_weight) -> weight`` of a bundle's ``rubrics/weight_profile.py``.
+WeightFor = Callable[[str, Any], Any]
 
 
 def _checks_py(task: Task) -> list[Check]:
     path = task.root / "checks.py"
     if not path.is_file():
         return []
-    module = _import_file(bundle_module_name(task.root, "").replace(".", "_") + "_checks", path)
-    raw = getattr(module, "CHECKS", None)
+    raw = getattr(import_bundle_module(task.root, "checks.py"), "CHECKS", None)
     if isinstance(raw, CheckSet):
         return list(raw.checks)
     if isinstance(raw, (list, tuple)) and all(isinstance(c, Check) for c in raw):
@@ -63,33 +49,19 @@ def _checks_py(task: Task) -> list[Check]:
     raise TaskLoadError(path, "CHECKS", "expected a CheckSet or a list of Check")
 
 
-def _bind(fn: Any, runtime: ReleaseRuntime) -> Any:
-    """Give a release rubric the runtime it expects: ``env``-style, or the namespace form."""
+def _rubric_binder(task: Task) -> Binder:
+    """The release layer's wrapper for ``task``'s rubric functions.
 
-    def check(ctx: Any) -> Any:
-        ctx.release_runtime = runtime
-        if not runtime.profile.namespace_context:
-            return fn(ctx)
-        space = getattr(ctx, "_release_namespace", None)
-        if space is None:
-            space = runtime.namespace(ctx)
-            ctx._release_namespace = space
-        return fn(space)
+    Imported here, not at module level: the release layer sits above checks and imports
+    them, so checks reach it only when a bundle actually has rubrics.
+    """
+    from vibelife_env.release.rubric_env import rubric_binder
 
-    check.__name__ = getattr(fn, "__name__", "check")
-    check.__wrapped__ = fn  # type: ignore[attr-defined]
-    check.release_runtime = runtime  # type: ignore[attr-defined]
-    return check
+    return rubric_binder(task)
 
 
 def _rubric_entry(
-    path: Path,
-    i: int,
-    entry: Any,
-    tier: Tier,
-    stage: int | None,
-    weight_for: Any = None,
-    runtime: ReleaseRuntime | None = None,
+    path: Path, i: int, entry: Any, tier: Tier, stage: int | None, bind: Binder, weight_for: WeightFor | None
 ) -> Check:
     if not (isinstance(entry, (tuple, list)) and len(entry) >= 3 and callable(entry[1])):
         raise TaskLoadError(path, f"CHECKS[{i}]", "expected (id, function, weight)")
@@ -98,61 +70,56 @@ def _rubric_entry(
     except (TypeError, ValueError, KeyError) as exc:
         raise TaskLoadError(path, f"CHECKS[{i}]", f"weight {entry[2]!r} is not usable: {exc}") from None
     try:
-        return Check(str(entry[0]), _bind(entry[1], runtime) if runtime else entry[1], weight, tier, stage)
+        return Check(str(entry[0]), bind(entry[1]), weight, tier, stage)
     except ValueError as exc:
         raise TaskLoadError(path, f"CHECKS[{i}]", str(exc)) from None
+
+
+def _rubric_files(task: Task, rdir: Path) -> list[tuple[Path, Tier, int | None]]:
+    """The tier files of ``rubrics/`` in order (stages by number, then end files by name)."""
+    release = task.release
+    end_files = dict(_END_FILES)
+    if release is not None:  # only the modules the release runner loads
+        end_files = {f: t for f, t in _END_FILES.items() if f.removesuffix(".py") in release.end_modules}
+    stages = {s.index for s in task.stages}
+    out: list[tuple[Path, Tier, int | None]] = []
+    for path in sorted(
+        rdir.glob("*.py"), key=lambda p: (0, int(m.group(1))) if (m := _STAGE_FILE.match(p.name)) else (1, p.name)
+    ):
+        if m := _STAGE_FILE.match(path.name):
+            if int(m.group(1)) not in stages:
+                raise TaskLoadError(path, "", f"stage {int(m.group(1))} does not exist in the timeline")
+            out.append((path, "stage", int(m.group(1))))
+        elif path.name in end_files:
+            out.append((path, end_files[path.name], None))
+    return out
 
 
 def _rubrics(task: Task) -> list[Check]:
     rdir = task.root / task.meta.rubrics_dir
     if not rdir.is_dir():
         return []
-    pkg = bundle_module_name(task.root, "rubrics")
-    parent = pkg.split(".")[0]
-    if parent not in sys.modules:
-        sys.modules[parent] = ModuleType(parent)
-    init = rdir / "__init__.py"
-    if init.is_file():
-        _import_file(pkg, init, [str(rdir)])
-    else:
-        module = ModuleType(pkg)
-        module.__path__ = [str(rdir)]  # type: ignore[attr-defined]
-        sys.modules[pkg] = module
-    _quiet_logs(parent)
-    stages = {s.index for s in task.stages}
-    release = task.release
-    end_files = dict(_END_FILES)
-    weight_for = None
-    runtime = None
-    if release is not None:  # only the modules the release runner loads, with its weights
-        end_files = {f: t for f, t in _END_FILES.items() if f.removesuffix(".py") in release.end_modules}
-        runtime = ReleaseRuntime.for_task(task)
-        if release.weight_profile and (rdir / "weight_profile.py").is_file():
-            weight_for = getattr(_import_file(f"{pkg}.weight_profile", rdir / "weight_profile.py"), "weight_for", None)
+    try:
+        rel = rdir.resolve().relative_to(task.root)
+    except ValueError:
+        raise TaskLoadError(task.root / "task.toml", "runtime.rubrics", "must be a folder inside the bundle") from None
+    files = _rubric_files(task, rdir)
+    _quiet_logs(bundle_package(task.root))
+    bind = _rubric_binder(task)
+    weight_for: WeightFor | None = None
+    if task.release is not None and task.release.weight_profile and (rdir / "weight_profile.py").is_file():
+        weight_for = getattr(import_bundle_module(task.root, rel / "weight_profile.py"), "weight_for", None)
     out: list[Check] = []
-    files = sorted(
-        rdir.glob("*.py"), key=lambda p: (0, int(m.group(1))) if (m := _STAGE_FILE.match(p.name)) else (1, p.name)
-    )
-    for path in files:
-        if m := _STAGE_FILE.match(path.name):
-            tier: Tier = "stage"
-            stage: int | None = int(m.group(1))
-            if stage not in stages:
-                raise TaskLoadError(path, "", f"stage {stage} does not exist in the timeline")
-        elif path.name in end_files:
-            tier, stage = end_files[path.name], None
-        else:
-            continue
-        module = _import_file(f"{pkg}.{path.stem}", path)
-        entries = getattr(module, "CHECKS", None)
+    for path, tier, stage in files:
+        entries = getattr(import_bundle_module(task.root, rel / path.name), "CHECKS", None)
         if not isinstance(entries, (list, tuple)):
             raise TaskLoadError(path, "CHECKS", "missing or not a list")
-        out.extend(_rubric_entry(path, i, e, tier, stage, weight_for, runtime) for i, e in enumerate(entries))
+        out.extend(_rubric_entry(path, i, e, tier, stage, bind, weight_for) for i, e in enumerate(entries))
     return out
 
 
 def _quiet_logs(package: str) -> None:
-    """Silence the ``loguru`` output of a bundle's rubric modules (they log every check)."""
+    """Silence the ``loguru`` output of a bundle's modules (release rubrics log every check)."""
     try:
         from loguru import logger
     except ImportError:  # loguru is a dependency; without it rubric imports fail loudly

@@ -3,9 +3,12 @@
 A release bundle ships its runner as ``task.py``. We never import it: its behaviour is
 read statically into a :class:`ReleaseProfile` (:mod:`.profile`, :mod:`.templates`) and
 the raw timeline is rewritten into the sequence that runner replays
-(:mod:`.timeline`). The task loader calls :func:`prepare_release_stages` for bundles with
-a ``task.py``; the check loader and the check context read ``task.release`` for the
-rubric modules to load, their weights and the trace shape.
+(:mod:`.timeline`). The task loader calls :func:`prepare_stages` for bundles with a
+``task.py``; the check loader reads ``task.release`` for the rubric modules to load and
+their weights, and runs each rubric on the runner's ``env`` shape
+(:class:`.rubric_env.RubricEnv`, over a :class:`~vibelife_env.checks.CheckContext`), whose
+stage response and trace files :class:`.runtime.ReleaseRuntime` shapes as the runner did.
+This package re-exports only what the task loader needs, so importing it stays light.
 
 What is faithful and what is approximated is listed in ``docs`` of the issue report and
 in the docstrings of each module.

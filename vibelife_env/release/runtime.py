@@ -14,9 +14,10 @@ Release rubrics receive the runner's ``env`` and read, besides the services
   managers under alias names, with a few tool-name aliases for notion.
 
 :class:`ReleaseRuntime` holds what the shapes need (the profile and the task's visible
-event ids per stage) and produces them from an :class:`EpisodeRecord`. Tool names are
-our agent-facing ``<service>__<tool>``; the rubric helpers match a service by substring
-and a tool by the part after ``__``, which that spelling satisfies.
+event ids per stage) and produces them from an :class:`EpisodeRecord`; the ``env`` object
+itself is :class:`vibelife_env.release.rubric_env.RubricEnv`. Tool names are our
+agent-facing ``<service>__<tool>``; the rubric helpers match a service by substring and a
+tool by the part after ``__``, which that spelling satisfies.
 """
 
 from __future__ import annotations
@@ -27,9 +28,12 @@ from dataclasses import dataclass, field
 from types import SimpleNamespace
 from typing import TYPE_CHECKING, Any
 
+from vibelife_env.services.registry import canonical_name
+
 if TYPE_CHECKING:
-    from vibelife_env.checks.context import CheckContext
+    from vibelife_env.checks.context import EpisodeRecord
     from vibelife_env.release.profile import ReleaseProfile
+    from vibelife_env.release.rubric_env import RubricEnv
     from vibelife_env.task.loader import Task
 
 MAX_STAGE_RESPONSE_CHARS = 20_000
@@ -52,9 +56,32 @@ class _Turn:
     calls: list[dict[str, Any]]
 
 
+@dataclass(frozen=True)
+class _Rendered:
+    """A stage file's text and the stage record it was rendered from (held, so identity checks are safe)."""
+
+    replies: tuple[str, ...]
+    marks: tuple[int, ...]
+    calls: tuple[dict[str, Any], ...]
+    text: str
+
+    def matches(self, replies: tuple[str, ...], marks: tuple[int, ...], calls: tuple[dict[str, Any], ...]) -> bool:
+        return (
+            self.replies == replies
+            and self.marks == marks
+            and len(self.calls) == len(calls)
+            and all(a is b for a, b in zip(self.calls, calls, strict=True))
+        )
+
+
 @dataclass
 class ReleaseRuntime:
-    """Per-task facts for shaping the episode record the way the release runner wrote it."""
+    """Per-task facts for shaping the episode record the way the release runner wrote it.
+
+    It also keeps the last rendered text of each stage file (:meth:`stage_file`): a closed
+    stage's record never changes, so later scoring passes reuse it instead of serializing
+    every earlier stage's trace again.
+    """
 
     profile: ReleaseProfile
     visible: dict[int, list[tuple[str, tuple[str, ...]]]] = field(default_factory=dict)
@@ -62,11 +89,17 @@ class ReleaseRuntime:
     service_aliases: dict[str, str] = field(default_factory=dict)
     tool_aliases: dict[str, str] = field(default_factory=dict)
     arg_moves: dict[str, tuple[str, str]] = field(default_factory=dict)
+    _rendered: dict[tuple[str, int], _Rendered] = field(default_factory=dict, repr=False, compare=False)
 
     @classmethod
     def for_task(cls, task: Task) -> ReleaseRuntime:
-        """Collect the visible event ids per stage and the namespace aliases of ``task``."""
-        assert task.release is not None
+        """Collect the visible event ids per stage and the namespace aliases of ``task``.
+
+        Raises:
+            ValueError: ``task`` is not a release bundle (it has no ``task.py``).
+        """
+        if task.release is None:
+            raise ValueError(f"task {task.id} is not a release bundle (no task.py)")
         runtime = cls(task.release)
         for stage in task.stages:
             runtime.visible[stage.index] = [(e.id, tuple(e.merged)) for e in stage.events if e.opens_turn]
@@ -78,9 +111,8 @@ class ReleaseRuntime:
         return runtime
 
     # ------------------------------------------------------------------ turns
-    def turns(self, ctx: CheckContext, stage: int) -> list[_Turn]:
+    def turns(self, record: EpisodeRecord, stage: int) -> list[_Turn]:
         """The stage's closed turns: event, reply and the calls made in that turn."""
-        record = ctx.record
         replies = record.replies.get(stage, [])
         marks = record.marks.get(stage, [])
         rows = record.traces.get(stage, [])
@@ -94,14 +126,14 @@ class ReleaseRuntime:
             start = end
         return out
 
-    def response_text(self, ctx: CheckContext, stage: int) -> str:
+    def response_text(self, record: EpisodeRecord, stage: int) -> str:
         """``stage_N.txt`` as the runner writes it."""
-        return RESPONSE_SEPARATOR.join(_limit(t.reply) for t in self.turns(ctx, stage) if t.reply)
+        return RESPONSE_SEPARATOR.join(_limit(t.reply) for t in self.turns(record, stage) if t.reply)
 
-    def trace_rows(self, ctx: CheckContext, stage: int) -> list[dict[str, Any]]:
+    def trace_rows(self, record: EpisodeRecord, stage: int) -> list[dict[str, Any]]:
         """``stage_N.json`` rows in the runner's shape."""
         out: list[dict[str, Any]] = []
-        for turn in self.turns(ctx, stage):
+        for turn in self.turns(record, stage):
             for call in turn.calls:
                 if self.profile.trace_style == "paired":
                     out.extend(_paired_rows(turn.event_id, call))
@@ -109,13 +141,34 @@ class ReleaseRuntime:
                     out.append(_row(turn.event_id, call))
         return out
 
-    def turn_log(self, ctx: CheckContext) -> list[dict[str, Any]]:
-        """``ctx.turn_log`` of the namespace-style runner, up to the stage being scored."""
+    def stage_file(self, record: EpisodeRecord, kind: str, stage: int) -> str:
+        """The text of ``stage_N.txt`` (``kind="response"``) or ``stage_N.json`` (``kind="trace"``).
+
+        Reused from an earlier call when the stage's replies, turn marks and call records
+        (compared by identity) are the ones it was rendered from; rendered otherwise.
+
+        Raises:
+            ValueError: unknown ``kind``.
+        """
+        if kind not in ("response", "trace"):
+            raise ValueError(f"kind must be 'response' or 'trace', got {kind!r}")
+        replies = tuple(record.replies.get(stage, ()))
+        marks = tuple(record.marks.get(stage, ()))
+        calls = tuple(record.traces.get(stage, ()))
+        hit = self._rendered.get((kind, stage))
+        if hit is not None and hit.matches(replies, marks, calls):
+            return hit.text
+        text = self.response_text(record, stage) if kind == "response" else json_text(self.trace_rows(record, stage))
+        self._rendered[(kind, stage)] = _Rendered(replies, marks, calls, text)
+        return text
+
+    def turn_log(self, record: EpisodeRecord, until: int | None = None) -> list[dict[str, Any]]:
+        """``ctx.turn_log`` of the namespace-style runner, up to stage ``until`` (``None``: all)."""
         log: list[dict[str, Any]] = []
-        for stage in sorted(set(ctx.record.replies) | set(self.visible)):
-            if ctx.stage is not None and stage > ctx.stage:
+        for stage in sorted(set(record.replies) | set(self.visible)):
+            if until is not None and stage > until:
                 break
-            for turn in self.turns(ctx, stage):
+            for turn in self.turns(record, stage):
                 calls = [
                     {
                         "id": c.get("id"),
@@ -133,16 +186,17 @@ class ReleaseRuntime:
                 )
         return log
 
-    def namespace(self, ctx: CheckContext) -> SimpleNamespace:
+    def namespace(self, env: RubricEnv) -> SimpleNamespace:
         """The namespace context one runner passes to its rubrics instead of ``env``."""
-        fs = _AsyncFS(ctx.workspace.fs)
+        ctx = env.context
+        fs = _AsyncFS(env.workspace.fs)
         space = SimpleNamespace(
-            env=ctx,
+            env=env,
             fs=fs,
             filesystem=fs,
-            workspace=ctx.workspace,
+            workspace=env.workspace,
             container_workspace=CONTAINER_WORKSPACE,
-            turn_log=self.turn_log(ctx),
+            turn_log=self.turn_log(ctx.record, ctx.stage),
             snapshots={},
         )
         for alias, service in self.service_aliases.items():
@@ -214,8 +268,6 @@ def _namespace_aliases(source: str) -> tuple[dict[str, str], dict[str, str], dic
     ``if tool == "a": tool = "b"`` chain (with ``args["y"] = args.pop("x")`` moves) of its
     tool manager class.
     """
-    from vibelife_env.services.registry import canonical_name
-
     tree = ast.parse(source)
     services: dict[str, str] = {}
     tools: dict[str, str] = {}
@@ -224,7 +276,7 @@ def _namespace_aliases(source: str) -> tuple[dict[str, str], dict[str, str], dic
         for node in ast.walk(func):
             if isinstance(node, ast.Dict) and all(isinstance(k, ast.Constant) for k in node.keys):
                 for k, v in zip(node.keys, node.values, strict=False):
-                    if isinstance(v, ast.Constant) and str(v.value).endswith("_mock"):
+                    if isinstance(k, ast.Constant) and isinstance(v, ast.Constant) and str(v.value).endswith("_mock"):
                         services[str(k.value)] = canonical_name(str(v.value))
     for node in ast.walk(tree):
         if not (isinstance(node, ast.If) and isinstance(node.test, ast.Compare)):

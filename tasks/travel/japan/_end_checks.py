@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import json
 from datetime import datetime
-from typing import Any
+
+from vibelife_env.checks import CheckSet
+
+from . import _helpers as H
 
 BOOKING_CALLS = (
     "flight_booking__create_booking",
@@ -13,7 +16,7 @@ BOOKING_CALLS = (
 )
 
 
-def add_end_checks(checks: Any, H: Any) -> None:
+def add_end_checks(checks: CheckSet) -> None:
     """Register the end-of-episode tiers on ``checks``."""
 
     # ------------------------------------------------------------ cross-stage

@@ -7,27 +7,14 @@ over the whole episode), final (the world left behind) and tool quality.
 
 from __future__ import annotations
 
-import importlib.util
 import re
-import sys
 from datetime import datetime
-from pathlib import Path
 
 from vibelife_env.checks import CheckSet
 
+from . import _helpers as H
+from ._end_checks import add_end_checks
 
-def _sibling(stem: str):
-    """Import a sibling module of this bundle under a private name (bundles are not packages)."""
-    name = f"vibelife_bundle_travel_japan_{stem.strip('_')}"
-    if name not in sys.modules:
-        spec = importlib.util.spec_from_file_location(name, Path(__file__).with_name(f"{stem}.py"))
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[name] = module
-        spec.loader.exec_module(module)
-    return sys.modules[name]
-
-
-H = _sibling("_helpers")
 checks = CheckSet()
 AISLE_333 = set("CDGH")
 AISLE_321 = set("CD")
@@ -462,5 +449,5 @@ def s23_summary_page(ctx):
     return any("summary" in p["title"].lower() and f"{real:,.2f}" in H.page_text(p) for p in H.notion_pages(ctx))
 
 
-_sibling("_end_checks").add_end_checks(checks, H)
+add_end_checks(checks)
 CHECKS = checks
