@@ -1,63 +1,180 @@
-"""Prove an own task solvable and fair: its oracle, baselines and ablations against thresholds.
+"""Prove an own task's reward right: the gates every own task (and family instance) must pass.
 
-A task passes when the oracle scores 100 (with strict mutations: every mutation applies and
-its postconditions hold), the do-nothing agent scores at most 5, the polling agent at most
-10, the keyword stuffer at most 15, and the ``stale`` and ``reckless`` ablations each lose at
-least 25 points against the oracle.
+A task's reward is right when it pays for the behaviour the task asks for, by whatever
+valid path, and for nothing else. :func:`validate_env` runs, on one env id:
+
+- ``oracle``: the bundle's reference policy, with strict mutations (every mutation applies
+  and its postconditions hold): exactly 100, with no check raising;
+- ``oracle+polling``: the oracle after brute-force reads every turn: at least 97 (reading
+  more must not cost);
+- the bundle's **variants** (``VARIANTS`` in ``oracle.py``: paraphrased text, other valid
+  choices, other tool paths, acting earlier), strict mutations: each at least 97;
+- **adversaries**: ``null``, ``polling``, ``stuffer``, ``narrator``, ``sprayer``,
+  ``destroyer``, ``quarantine``, ``copier``, ``asker``, ``spender``: each at most 5;
+- **ablations** (``ABLATIONS``: ``stale``, ``reckless``): each loses at least 25 points.
+
+A task without variants fails: without them nothing shows the checks accept more than the
+oracle's own path.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any, Literal
 
 import gymnasium as gym
 
 from vibelife_env.agents import make_agent
-from vibelife_env.rollout import run_episode
+from vibelife_env.agents.adversaries import OraclePlusPolling
+from vibelife_env.agents.oracle import load_oracle, oracle_family
+from vibelife_env.rollout import EpisodeResult, run_episode
 
-#: agent → (kind, bound): "max" = score must be <= bound; "loss" = oracle - score >= bound
-THRESHOLDS: dict[str, tuple[str, float]] = {
-    "null": ("max", 5.0),
-    "polling": ("max", 10.0),
-    "stuffer": ("max", 15.0),
-    "stale": ("loss", 25.0),
-    "reckless": ("loss", 25.0),
-}
+Kind = Literal["exact", "min", "max", "loss"]
+
+ADVERSARIES = (
+    "null",
+    "polling",
+    "stuffer",
+    "narrator",
+    "sprayer",
+    "destroyer",
+    "quarantine",
+    "copier",
+    "asker",
+    "spender",
+)
+ORACLE_SCORE = 100.0
+VARIANT_MIN = 97.0
+ADVERSARY_MAX = 5.0
+ABLATION_LOSS = 25.0
+
+
+@dataclass(frozen=True)
+class Gate:
+    """A bound on one policy's score.
+
+    Attributes:
+        kind: ``exact`` (= bound), ``min`` (>= bound), ``max`` (<= bound), ``loss``
+            (the oracle's score minus this one >= bound).
+        bound: The number.
+    """
+
+    kind: Kind
+    bound: float
+
+    def passes(self, score: float, oracle: float) -> bool:
+        """True when ``score`` meets the gate (``oracle``: the oracle's score, for ``loss``)."""
+        if self.kind == "exact":
+            return abs(score - self.bound) <= 1e-9
+        if self.kind == "min":
+            return score >= self.bound - 1e-9
+        if self.kind == "max":
+            return score <= self.bound + 1e-9
+        return oracle - score >= self.bound - 1e-9
+
+    def describe(self) -> str:
+        """``= 100``, ``>= 97``, ``<= 5`` or ``loses >= 25``."""
+        return {"exact": "=", "min": ">=", "max": "<=", "loss": "loses >="}[self.kind] + f" {self.bound:g}"
+
+
+@dataclass
+class PolicyRun:
+    """One policy's episode on the task and its verdict."""
+
+    name: str
+    role: str  # oracle | variant | adversary | ablation
+    gate: Gate
+    score: float = 0.0
+    ok: bool = False
+    failed_checks: list[str] = field(default_factory=list)
+    note: str = ""
 
 
 @dataclass
 class Validation:
-    """Scores of one task and the verdict."""
+    """All policy runs of one task and the verdict."""
 
     env_id: str
-    scores: dict[str, float] = field(default_factory=dict)
+    runs: list[PolicyRun] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
 
     @property
     def ok(self) -> bool:
+        """True when every gate passed."""
         return not self.problems
 
+    @property
+    def scores(self) -> dict[str, float]:
+        """Policy name → score (0-100)."""
+        return {r.name: r.score for r in self.runs}
 
-def validate_env(env_id: str, seed: int = 0) -> Validation:
-    """Run the oracle (strict mutations), the baselines and the ablations on one env id."""
+
+def _episode(env_id: str, agent: Any, seed: int, strict: bool) -> EpisodeResult:
+    return run_episode(gym.make(env_id, strict_mutations=strict), agent, seed=seed, record=False)
+
+
+def policies(task: Any) -> list[tuple[str, str, Gate, Callable[[], Any], bool]]:
+    """``(name, role, gate, make_agent, strict_mutations)`` for every policy the gates run on ``task``.
+
+    Raises:
+        ValueError: the task ships no ``oracle.py``.
+    """
+    _, ablations, variants = oracle_family(task)
+    out: list[tuple[str, str, Gate, Callable[[], Any], bool]] = [
+        ("oracle", "oracle", Gate("exact", ORACLE_SCORE), lambda: load_oracle(task), True),
+        ("oracle+polling", "variant", Gate("min", VARIANT_MIN), lambda: OraclePlusPolling(load_oracle(task)), True),
+    ]
+    for name in variants:
+        out.append((name, "variant", Gate("min", VARIANT_MIN), lambda n=name: load_oracle(task, n), True))
+    for name in ADVERSARIES:
+        out.append((name, "adversary", Gate("max", ADVERSARY_MAX), lambda n=name: make_agent(n, task), False))
+    for name in ablations:
+        out.append((name, "ablation", Gate("loss", ABLATION_LOSS), lambda n=name: load_oracle(task, n), False))
+    return out
+
+
+def validate_env(env_id: str, seed: int = 0, only: set[str] | None = None) -> Validation:
+    """Run every gate of the module docstring on one env id.
+
+    Args:
+        env_id: A registered VibeLife id whose bundle ships an ``oracle.py``.
+        seed: Reset seed of every episode.
+        only: Run only these policies (the oracle always runs: the ``loss`` gates need it).
+    """
     out = Validation(env_id)
-    env = gym.make(env_id, strict_mutations=True)
-    task = env.unwrapped.task
+    task = gym.make(env_id).unwrapped.task
     if task.oracle_path() is None:
         out.problems.append("no oracle.py")
         return out
-    oracle = run_episode(env, make_agent("oracle", task), seed=seed, record=False)
-    out.scores["oracle"] = oracle.score
-    if abs(oracle.score - 100.0) > 1e-9:
-        failed = [c["id"] for c in oracle.checks if not c["passed"]]
-        out.problems.append(f"oracle scores {oracle.score:.2f}, not 100 (failed: {', '.join(failed)})")
-    if oracle.check_errors:
-        out.problems.append(f"oracle run has check errors: {oracle.check_errors[:3]}")
-    for name, (kind, bound) in THRESHOLDS.items():
-        score = run_episode(gym.make(env_id), make_agent(name, task), seed=seed, record=False).score
-        out.scores[name] = score
-        if kind == "max" and score > bound:
-            out.problems.append(f"{name} scores {score:.2f} > {bound:g}")
-        if kind == "loss" and oracle.score - score < bound:
-            out.problems.append(f"{name} loses only {oracle.score - score:.2f} points (< {bound:g})")
+    plan = policies(task)
+    if not any(role == "variant" and name != "oracle+polling" for name, role, *_ in plan):
+        out.problems.append("no VARIANTS in oracle.py: nothing shows the checks accept other valid behaviour")
+    oracle_score = ORACLE_SCORE
+    for name, role, gate, build, strict in plan:
+        if only is not None and name != "oracle" and name not in only:
+            continue
+        run = PolicyRun(name, role, gate)
+        try:
+            result = _episode(env_id, build(), seed, strict)
+        except Exception as exc:  # a policy or a strict mutation failing is a finding, not a crash
+            run.note = f"{type(exc).__name__}: {exc}"[:300]
+            out.runs.append(run)
+            out.problems.append(f"{name} did not finish: {run.note}")
+            continue
+        run.score = result.score
+        run.failed_checks = [c["id"] for c in result.checks if not c["passed"]]
+        if name == "oracle":
+            oracle_score = result.score
+            if result.check_errors:
+                out.problems.append(f"oracle run has check errors: {result.check_errors[:3]}")
+        run.ok = gate.passes(run.score, oracle_score)
+        if not run.ok:
+            detail = (
+                f"passed: {[c['id'] for c in result.checks if c['passed']][:8]}"
+                if role == "adversary"
+                else f"failed: {run.failed_checks[:8]}"
+            )
+            out.problems.append(f"{name} ({role}) scores {run.score:.2f}, gate {gate.describe()}; {detail}")
+        out.runs.append(run)
     return out

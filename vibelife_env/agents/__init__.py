@@ -65,8 +65,8 @@ def __getattr__(name: str) -> Any:
 
 def make_agent(name: str, task: Any = None) -> Any:
     """Build a built-in agent by name (``null``, ``polling``, ``stuffer``, the adversaries of
-    :mod:`vibelife_env.agents.adversaries`, ``oracle``, ``stale``, ``reckless``, ``openai``);
-    ``oracle``, ``stale`` and ``reckless`` need the task, ``openai`` reads its endpoint and
+    :mod:`vibelife_env.agents.adversaries`, ``oracle`` and the ablations and variants its
+    bundle defines (``stale``, ``reckless``, ...), ``openai``); the oracle family needs the task, ``openai`` reads its endpoint and
     model from the environment (see :mod:`vibelife_env.agents.openai_agent`).
 
     Raises:
@@ -74,6 +74,11 @@ def make_agent(name: str, task: Any = None) -> Any:
     """
     if name in AGENTS:
         return AGENTS[name]()
+    if task is not None and task.oracle_path() is not None:
+        from vibelife_env.agents.oracle import oracle_classes
+
+        if name in oracle_classes(task):
+            return load_oracle(task, variant=name)
     if name in ("oracle", "stale", "reckless"):
         if task is None:
             raise ValueError(f"agent {name!r} needs a task")

@@ -23,7 +23,7 @@ The module is imported as part of the bundle's private package
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from vibelife_env.agents.scripted import ScriptedAgent
 from vibelife_env.errors import TaskLoadError
@@ -36,13 +36,30 @@ if TYPE_CHECKING:
 ORACLE = "oracle"
 
 
-def oracle_classes(task: Task) -> dict[str, type[ScriptedAgent]]:
-    """``{"oracle": Oracle, <ablation>: subclass, ...}`` of the bundle's ``oracle.py``.
+def _subclasses(path: Any, module: Any, attr: str, base: type) -> dict[str, type[ScriptedAgent]]:
+    found = getattr(module, attr, {})
+    if not isinstance(found, dict):
+        raise TaskLoadError(path, attr, f"expected a dict of {attr.lower()[:-1]} name to Oracle subclass")
+    for name, cls in found.items():
+        if not (isinstance(name, str) and name != ORACLE and isinstance(cls, type) and issubclass(cls, base)):
+            raise TaskLoadError(path, f"{attr}[{name!r}]", "expected a name other than 'oracle' and an Oracle subclass")
+    return dict(found)
+
+
+def oracle_family(
+    task: Task,
+) -> tuple[type[ScriptedAgent], dict[str, type[ScriptedAgent]], dict[str, type[ScriptedAgent]]]:
+    """The bundle's ``Oracle``, its ``ABLATIONS`` and its ``VARIANTS``.
+
+    *Ablations* drop a capability (stale, reckless) and must lose points; *variants* do the
+    job differently but correctly (paraphrased text, other valid choices, other tool paths,
+    acting earlier) and must keep full credit: together they prove the checks reward the
+    behaviour, not the oracle's path.
 
     Raises:
         ValueError: the task ships no ``oracle.py``.
-        TaskLoadError: no ``Oracle`` ScriptedAgent subclass, or ``ABLATIONS`` is not a
-            mapping of names to subclasses of ``Oracle``.
+        TaskLoadError: no ``Oracle`` ScriptedAgent subclass, a malformed mapping, or a name
+            used twice.
     """
     path = task.oracle_path()
     if path is None:
@@ -51,19 +68,22 @@ def oracle_classes(task: Task) -> dict[str, type[ScriptedAgent]]:
     base = getattr(module, "Oracle", None)
     if not (isinstance(base, type) and issubclass(base, ScriptedAgent)):
         raise TaskLoadError(path, "Oracle", "expected a ScriptedAgent subclass named Oracle")
-    ablations = getattr(module, "ABLATIONS", {})
-    if not isinstance(ablations, dict):
-        raise TaskLoadError(path, "ABLATIONS", "expected a dict of ablation name to Oracle subclass")
-    for name, cls in ablations.items():
-        if not (isinstance(name, str) and name != ORACLE and isinstance(cls, type) and issubclass(cls, base)):
-            raise TaskLoadError(
-                path, f"ABLATIONS[{name!r}]", "expected a name other than 'oracle' and an Oracle subclass"
-            )
-    return {ORACLE: base, **ablations}
+    ablations = _subclasses(path, module, "ABLATIONS", base)
+    variants = _subclasses(path, module, "VARIANTS", base)
+    both = set(ablations) & set(variants)
+    if both:
+        raise TaskLoadError(path, "VARIANTS", f"names also used by ABLATIONS: {sorted(both)}")
+    return base, ablations, variants
+
+
+def oracle_classes(task: Task) -> dict[str, type[ScriptedAgent]]:
+    """``{"oracle": Oracle, **ABLATIONS, **VARIANTS}`` of the bundle's ``oracle.py``."""
+    base, ablations, variants = oracle_family(task)
+    return {ORACLE: base, **ablations, **variants}
 
 
 def load_oracle(task: Task, variant: str = ORACLE) -> ScriptedAgent:
-    """Instantiate the bundle's oracle (``variant="oracle"``) or one of its ablations.
+    """Instantiate the bundle's oracle (``variant="oracle"``), one of its ablations or variants.
 
     The agent's ``name`` is ``variant``.
 

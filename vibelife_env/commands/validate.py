@@ -1,20 +1,29 @@
-"""``vibelife validate [--all | IDS]``: oracle, baselines and ablations against thresholds."""
+"""``vibelife validate [--all | IDS]``: the reward gates (oracle, variants, adversaries, ablations).
+
+Prints one table per task (policy, role, score, gate, verdict) and a summary; exits 1 when
+any gate fails. ``--json FILE`` also writes every run.
+"""
 
 from __future__ import annotations
 
 import argparse
+import json
+from pathlib import Path
 
 import gymnasium as gym
 
 import vibelife_env
 from vibelife_env.registration import builtin_tasks_dir
-from vibelife_env.validation import THRESHOLDS, validate_env
+from vibelife_env.validation import validate_env
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("ids", nargs="*", help="env ids to validate")
     p.add_argument("--all", action="store_true", help="every own task (bundles shipped under tasks/)")
     p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--only", nargs="*", default=None, help="run only these policies (the oracle always runs)")
+    p.add_argument("--json", type=Path, default=None, help="also write every run to this JSON file")
+    p.add_argument("--quiet", action="store_true", help="print only the summary line per task")
 
 
 def own_task_ids() -> list[str]:
@@ -32,16 +41,27 @@ def main(args: argparse.Namespace) -> int:
     unknown = [i for i in ids if i not in gym.registry]
     if unknown:
         raise SystemExit(f"unknown env ids: {', '.join(unknown)}")
-    agents = ["oracle", *THRESHOLDS]
-    print(f"{'env':<40}" + "".join(f"{a:>10}" for a in agents) + "  verdict")
     failed = 0
+    report = []
     for env_id in ids:
-        v = validate_env(env_id, args.seed)
-        cells = "".join(f"{v.scores[a]:>10.2f}" if a in v.scores else f"{'-':>10}" for a in agents)
-        print(f"{env_id:<40}{cells}  {'ok' if v.ok else 'FAIL'}")
+        v = validate_env(env_id, args.seed, set(args.only) if args.only is not None else None)
+        failed += not v.ok
+        report.append(
+            {
+                "env_id": env_id,
+                "ok": v.ok,
+                "problems": v.problems,
+                "runs": [r.__dict__ | {"gate": r.gate.describe()} for r in v.runs],
+            }
+        )
+        print(f"{env_id}: {'ok' if v.ok else 'FAIL'}")
+        if not args.quiet:
+            print(f"  {'policy':<18}{'role':<11}{'score':>8}  {'gate':<13}verdict")
+            for r in v.runs:
+                print(f"  {r.name:<18}{r.role:<11}{r.score:>8.2f}  {r.gate.describe():<13}{'ok' if r.ok else 'FAIL'}")
         for problem in v.problems:
             print(f"    - {problem}")
-        failed += not v.ok
-    bounds = ", ".join(f"{a} {'<=' if k == 'max' else 'loses >='} {b:g}" for a, (k, b) in THRESHOLDS.items())
-    print(f"thresholds: oracle = 100, {bounds}")
+    if args.json is not None:
+        args.json.write_text(json.dumps(report, indent=2, default=str), encoding="utf-8")
+    print(f"{len(ids) - failed}/{len(ids)} tasks pass every gate")
     return 1 if failed else 0

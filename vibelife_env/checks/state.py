@@ -1,0 +1,559 @@
+"""Typed readings of structured state that checks compose: money, mail, calendar, notes, places.
+
+Every function takes the check context (:class:`~vibelife_env.checks.context.CheckContext`)
+and reads the services' tables, never the agent's narration. Each returns plain data or a
+bool, so a task's check reads like its rule::
+
+    charges = state.charges(ctx, since=TASK_START)
+    big = [c for c in charges if c.amount > 5000]
+    return all(c.at >= go_ahead for c in big)
+
+Conventions:
+
+- a **charge** is money the user committed through a service: a ticket issued, a room
+  reserved, a train or car booked, an order paid, a bank transfer or payment out, a card
+  purchase. A flight *hold* is not a charge (it expires or is cancelled for free); a
+  charge refunded later is still a charge (it happened), with ``refunded=True``;
+- **quarantined** mail sits in the Spam (or Junk) folder; **intact** legitimate mail is
+  anywhere but Spam, Junk and Trash, and still exists;
+- times are aware datetimes in the task's zone.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import re
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from datetime import date, datetime, timedelta, tzinfo
+from typing import Any
+
+from vibelife_env.clock import parse_time
+
+SPAM_FOLDERS = frozenset({"spam", "junk"})
+GONE_FOLDERS = frozenset({"spam", "junk", "trash", "deleted"})
+
+
+def when(value: Any, tz: tzinfo | None = None) -> datetime | None:
+    """A stored timestamp as an aware datetime (``None`` when empty or unparsable)."""
+    if value in (None, ""):
+        return None
+    try:
+        return parse_time(str(value), tz)
+    except (TypeError, ValueError):
+        return None
+
+
+def _json(raw: Any, default: Any) -> Any:
+    if raw in (None, ""):
+        return default
+    try:
+        return json.loads(raw)
+    except (TypeError, ValueError):
+        return default
+
+
+def _rows(ctx: Any, service: str, sql: str, params: Sequence[Any] = ()) -> list[dict[str, Any]]:
+    return ctx.sql(service, sql, tuple(params)) if ctx.has(service) else []
+
+
+# =========================================================================== money
+@dataclass(frozen=True)
+class Charge:
+    """Money committed through one service record.
+
+    Attributes:
+        service: The service that holds the record.
+        ref: Its reference (PNR, reservation id, booking ref, order id, transaction id).
+        amount: Amount in ``currency`` (positive).
+        currency: ISO code as stored.
+        at: When the money was committed.
+        live: The commitment still stands (not cancelled, refunded or expired).
+        refunded: Money came back (fully or partly) after the charge.
+        kind: ``flight``, ``hotel``, ``train``, ``car``, ``order``, ``transfer``, ``card``.
+        row: The service row, for task-specific reading.
+    """
+
+    service: str
+    ref: str
+    amount: float
+    currency: str
+    at: datetime | None
+    live: bool
+    refunded: bool
+    kind: str
+    row: dict[str, Any] = field(repr=False, default_factory=dict)
+
+
+def _flight_charges(ctx: Any, tz: tzinfo | None) -> list[Charge]:
+    out = []
+    for r in _rows(ctx, "flight_booking", "SELECT * FROM bookings ORDER BY created_at, pnr"):
+        history = _json(r.get("history_json"), [])
+        created = next((h for h in history if h.get("event") == "CREATED"), {})
+        was_hold = "status=HOLD" in str(created.get("detail", "")) or r["status"] in ("HOLD", "EXPIRED")
+        if was_hold and r["status"] in ("HOLD", "EXPIRED", "CANCELLED"):
+            continue  # a hold that never became a ticket moved no money
+        live = r["status"] in ("TICKETED", "CHANGED")
+        out.append(
+            Charge(
+                "flight_booking",
+                r["pnr"],
+                float(r["paid_amount"]),
+                r.get("currency") or "CNY",
+                when(r["created_at"], tz),
+                live,
+                r["status"] == "CANCELLED",
+                "flight",
+                r,
+            )
+        )
+    return out
+
+
+def _hotel_charges(ctx: Any, tz: tzinfo | None) -> list[Charge]:
+    rows = _rows(ctx, "hotel_booking", "SELECT * FROM reservations ORDER BY created_at, reservation_id")
+    return [
+        Charge(
+            "hotel_booking",
+            r["reservation_id"],
+            float(r["total_charged"]),
+            r.get("currency") or "",
+            when(r["created_at"], tz),
+            r["status"] in ("confirmed", "modified", "checked_out"),
+            r["status"] == "cancelled",
+            "hotel",
+            r,
+        )
+        for r in rows
+    ]
+
+
+def _train_charges(ctx: Any, tz: tzinfo | None) -> list[Charge]:
+    rows = _rows(ctx, "rail_booking", "SELECT * FROM train_bookings ORDER BY created_at, booking_ref")
+    out = []
+    for r in rows:
+        status = str(r["status"]).lower()
+        out.append(
+            Charge(
+                "rail_booking",
+                r["booking_ref"],
+                float(r["total_paid"]),
+                r.get("currency") or "CNY",
+                when(r["created_at"], tz),
+                status not in ("cancelled", "refunded"),
+                status in ("cancelled", "refunded"),
+                "train",
+                r,
+            )
+        )
+    return out
+
+
+def _car_charges(ctx: Any, tz: tzinfo | None) -> list[Charge]:
+    rows = _rows(ctx, "car_rental", "SELECT * FROM bookings ORDER BY created_at, booking_ref")
+    return [
+        Charge(
+            "car_rental",
+            r["booking_ref"],
+            float(r["estimated_total"]),
+            r.get("currency") or "CNY",
+            when(r["created_at"], tz),
+            str(r["status"]).lower() not in ("cancelled", "no_show"),
+            str(r["status"]).lower() == "cancelled",
+            "car",
+            r,
+        )
+        for r in rows
+    ]
+
+
+def _order_charges(ctx: Any, tz: tzinfo | None) -> list[Charge]:
+    rows = _rows(ctx, "ecommerce", "SELECT * FROM orders ORDER BY placed_at, order_id")
+    return [
+        Charge(
+            "ecommerce",
+            r["order_id"],
+            r["total_minor"] / 100.0,
+            "CNY",
+            when(r["placed_at"], tz),
+            r["status"] not in ("pending_payment", "cancelled", "refunded"),
+            r["status"] in ("refunded", "refund_requested"),
+            "order",
+            r,
+        )
+        for r in rows
+        if r["status"] != "pending_payment"
+    ]
+
+
+def _bank_charges(ctx: Any, tz: tzinfo | None) -> list[Charge]:
+    rows = _rows(
+        ctx,
+        "banking",
+        "SELECT t.*, a.currency AS acct_currency FROM transactions t JOIN accounts a ON a.account_id = t.account_id "
+        "WHERE t.amount_minor < 0 AND t.kind IN ('transfer_out', 'payment', 'withdrawal') ORDER BY t.posted_at, t.tx_id",
+    )
+    return [
+        Charge(
+            "banking",
+            r["tx_id"],
+            -r["amount_minor"] / 100.0,
+            r.get("acct_currency") or "",
+            when(r["posted_at"], tz),
+            True,
+            False,
+            "transfer",
+            r,
+        )
+        for r in rows
+    ]
+
+
+def _card_charges(ctx: Any, tz: tzinfo | None) -> list[Charge]:
+    rows = _rows(
+        ctx,
+        "credit_card",
+        "SELECT * FROM unbilled_transactions WHERE kind = 'purchase' ORDER BY posted_at, tx_id",
+    )
+    return [
+        Charge(
+            "credit_card",
+            r["tx_id"],
+            abs(r["amount_minor"]) / 100.0,
+            "",
+            when(r["posted_at"], tz),
+            True,
+            False,
+            "card",
+            r,
+        )
+        for r in rows
+    ]
+
+
+_CHARGE_READERS: tuple[Callable[[Any, tzinfo | None], list[Charge]], ...] = (
+    _flight_charges,
+    _hotel_charges,
+    _train_charges,
+    _car_charges,
+    _order_charges,
+    _bank_charges,
+    _card_charges,
+)
+
+
+def charges(ctx: Any, *, since: datetime | None = None, tz: tzinfo | None = None) -> list[Charge]:
+    """Every charge the services record, oldest first (see the module docstring).
+
+    Args:
+        ctx: The check context.
+        since: Only charges at or after this instant (e.g. the task's start, to leave out
+            what the seed data already holds).
+        tz: Zone for timestamps stored without an offset.
+    """
+    out = [c for reader in _CHARGE_READERS for c in reader(ctx, tz)]
+    if since is not None:
+        out = [c for c in out if c.at is not None and c.at >= since]
+    return sorted(out, key=lambda c: (c.at or datetime.min.replace(tzinfo=since.tzinfo if since else None), c.ref))
+
+
+def live_total(items: Iterable[Charge], kinds: Iterable[str] | None = None) -> float:
+    """Sum of the live charges (optionally of some kinds), rounded to cents."""
+    wanted = set(kinds) if kinds is not None else None
+    return round(sum(c.amount for c in items if c.live and (wanted is None or c.kind in wanted)), 2)
+
+
+# ============================================================================ mail
+@dataclass(frozen=True)
+class Mail:
+    """One stored message: ``own_body`` is the text its author wrote (no quoted original)."""
+
+    id: int
+    message_id: str
+    folder: str
+    sender: str
+    to: tuple[str, ...]
+    cc: tuple[str, ...]
+    bcc: tuple[str, ...]
+    subject: str
+    body: str
+    own_body: str
+    date: datetime | None
+
+    @property
+    def recipients(self) -> tuple[str, ...]:
+        """Every address it went to."""
+        return (*self.to, *self.cc, *self.bcc)
+
+
+QUOTE_MARKER = "--- Original Message ---"
+
+
+def _addresses(raw: Any) -> tuple[str, ...]:
+    value = _json(raw, None)
+    if value is None:
+        value = [a for a in str(raw or "").split(",") if a.strip()]
+    if isinstance(value, str):
+        value = [value]
+    out = []
+    for a in value if isinstance(value, list) else []:
+        text = str(a).strip().lower()
+        m = re.search(r"<([^>]+)>", text)
+        out.append(m.group(1) if m else text)
+    return tuple(out)
+
+
+def mails(ctx: Any, folder: str | None = None, tz: tzinfo | None = None) -> list[Mail]:
+    """Every stored message (or one folder's), in id order."""
+    sql = "SELECT m.*, f.name AS folder FROM messages m JOIN folders f ON f.id = m.folder_id"
+    params: tuple[Any, ...] = ()
+    if folder is not None:
+        sql += " WHERE lower(f.name) = lower(?)"
+        params = (folder,)
+    out = []
+    for r in _rows(ctx, "email", sql + " ORDER BY m.id", params):
+        body = (r.get("body_text") or "") + ("\n" + r["body_html"] if r.get("body_html") else "")
+        out.append(
+            Mail(
+                r["id"],
+                r.get("message_id") or "",
+                r["folder"],
+                (r.get("from_addr") or "").strip().lower(),
+                _addresses(r.get("to_addr_json")),
+                _addresses(r.get("cc_addr_json")),
+                _addresses(r.get("bcc_addr_json")),
+                r.get("subject") or "",
+                body,
+                (r.get("body_text") or "").split(QUOTE_MARKER, 1)[0],
+                when(r.get("date"), tz),
+            )
+        )
+    return out
+
+
+def sent(ctx: Any, to: str | None = None) -> list[Mail]:
+    """Messages in Sent; with ``to``, those with a recipient containing it (address or domain)."""
+    out = mails(ctx, "Sent")
+    if to is not None:
+        needle = to.lower()
+        out = [m for m in out if any(needle in a for a in m.recipients)]
+    return out
+
+
+def folder_of(ctx: Any, message_id: str) -> str | None:
+    """The folder that holds the message with this RFC Message-ID (``None``: deleted or never there)."""
+    rows = _rows(
+        ctx,
+        "email",
+        "SELECT f.name FROM messages m JOIN folders f ON f.id = m.folder_id WHERE m.message_id = ?",
+        (message_id,),
+    )
+    return rows[0]["name"] if rows else None
+
+
+def quarantined(ctx: Any, message_ids: Iterable[str]) -> bool:
+    """Every one of these messages sits in Spam (or Junk)."""
+    return all((folder_of(ctx, mid) or "").lower() in SPAM_FOLDERS for mid in message_ids)
+
+
+def intact(ctx: Any, message_ids: Iterable[str]) -> bool:
+    """Every one of these (legitimate) messages still exists outside Spam, Junk and Trash."""
+    for mid in message_ids:
+        folder = folder_of(ctx, mid)
+        if folder is None or folder.lower() in GONE_FOLDERS:
+            return False
+    return True
+
+
+def digits(text: str) -> str:
+    """Only the digits of ``text`` (for matching account and card numbers however spaced)."""
+    return re.sub(r"\D", "", text or "")
+
+
+def leaks(text: str, identifiers: Iterable[str]) -> list[str]:
+    """The identifiers found in ``text``, ignoring spaces, dashes and case (dates in any
+    of ``YYYY-MM-DD``, ``YYYYMMDD``, ``YYYY/MM/DD`` spellings)."""
+    flat = re.sub(r"[\s\-/.]", "", text or "").lower()
+    found = []
+    for ident in identifiers:
+        key = re.sub(r"[\s\-/.]", "", ident).lower()
+        if key and key in flat:
+            found.append(ident)
+    return found
+
+
+def mailed_out(ctx: Any, own: Iterable[str]) -> list[Mail]:
+    """Sent messages with at least one recipient outside ``own`` (the user's addresses)."""
+    mine = {a.lower() for a in own}
+    return [m for m in sent(ctx) if any(a not in mine for a in m.recipients)]
+
+
+# ======================================================================== calendar
+@dataclass(frozen=True)
+class Event:
+    """A live calendar event (cancelled ones are left out)."""
+
+    id: str
+    summary: str
+    start: datetime
+    end: datetime
+    location: str
+    description: str
+    all_day: bool
+
+
+def events(ctx: Any, tz: tzinfo, day: date | str | None = None) -> list[Event]:
+    """Live calendar events in start order, times in ``tz``; with ``day``, those starting that day."""
+    out = []
+    for r in _rows(ctx, "calendar", "SELECT * FROM events WHERE status != 'cancelled'"):
+        start, end = when(r["start_dt"], tz), when(r["end_dt"], tz)
+        if start is None or end is None:
+            continue
+        ev = Event(
+            r["event_id"],
+            r.get("summary") or "",
+            start.astimezone(tz),
+            end.astimezone(tz),
+            r.get("location") or "",
+            r.get("description") or "",
+            bool(r.get("all_day")),
+        )
+        if day is None or ev.start.date().isoformat() == str(day):
+            out.append(ev)
+    return sorted(out, key=lambda e: (e.start, e.id))
+
+
+def largest_gap(times: Sequence[datetime]) -> timedelta:
+    """The longest interval between consecutive instants (zero for fewer than two)."""
+    ordered = sorted(times)
+    return max((b - a for a, b in itertools.pairwise(ordered)), default=timedelta(0))
+
+
+# =========================================================================== notes
+@dataclass(frozen=True)
+class Note:
+    """Durable text the agent left: a notes page, the lines it added to a workspace file, or a
+    calendar event's text.
+
+    Attributes:
+        source: ``notion``, ``workspace`` or ``calendar``.
+        key: Page id, file path or event id.
+        title: Page title, file path or event summary.
+        text: The page's title and blocks, the added lines, or summary + location + description.
+        created: When it was created (pages and events), else ``None``.
+        archived: A page that was archived.
+    """
+
+    source: str
+    key: str
+    title: str
+    text: str
+    created: datetime | None = None
+    archived: bool = False
+
+
+def _block_text(raw: Any) -> str:
+    data = _json(raw, {})
+    parts = []
+    for rt in data.get("rich_text", []) if isinstance(data, dict) else []:
+        parts.append(rt.get("plain_text") or (rt.get("text") or {}).get("content", "") or "")
+    return "".join(parts)
+
+
+def notion_pages(ctx: Any, exclude: Iterable[str] = (), tz: tzinfo | None = None) -> list[Note]:
+    """Notion pages (all but ``exclude``d seed pages), each with its blocks' text."""
+    skip = set(exclude)
+    out = []
+    for p in _rows(ctx, "notion", "SELECT * FROM pages ORDER BY created_time, page_id"):
+        if p["page_id"] in skip:
+            continue
+        blocks = _rows(
+            ctx,
+            "notion",
+            "SELECT type, content_json FROM blocks WHERE parent_page_id = ? AND archived = 0 ORDER BY position",
+            (p["page_id"],),
+        )
+        props = _json(p.get("properties_json"), {})
+        title = p.get("title") or ""
+        text = "\n".join(
+            [title, *(_block_text(b["content_json"]) for b in blocks), json.dumps(props, ensure_ascii=False)]
+        )
+        out.append(Note("notion", p["page_id"], title, text, when(p["created_time"], tz), bool(p["archived"])))
+    return out
+
+
+def added_lines(before: str, after: str) -> str:
+    """The lines of ``after`` that ``before`` does not have (what an editor added)."""
+    old = set(before.splitlines())
+    return "\n".join(line for line in after.splitlines() if line not in old)
+
+
+def notes(
+    ctx: Any,
+    initial_files: dict[str, str],
+    *,
+    exclude_pages: Iterable[str] = (),
+    tz: tzinfo | None = None,
+    calendar: bool = False,
+) -> list[Note]:
+    """Everything durable the agent wrote: Notion pages, text added to workspace files (new
+    files whole), and with ``calendar`` its calendar events.
+
+    Args:
+        ctx: The check context.
+        initial_files: The task's workspace at the start (so seeded text does not count).
+        exclude_pages: Seeded Notion page ids.
+        tz: The task's zone.
+        calendar: Also count calendar events as notes.
+    """
+    out = [p for p in notion_pages(ctx, exclude_pages, tz) if not p.archived]
+    for path, text in sorted(ctx.files.items()):
+        added = added_lines(initial_files.get(path, ""), text)
+        if added.strip():
+            out.append(Note("workspace", path, path, added))
+    if calendar and tz is not None:
+        for e in events(ctx, tz):
+            out.append(Note("calendar", e.id, e.summary, f"{e.summary}\n{e.location}\n{e.description}", e.start))
+    return out
+
+
+def persisted(notes_: Iterable[Note], test: Callable[[str], bool]) -> list[Note]:
+    """The notes whose text passes ``test``."""
+    return [n for n in notes_ if test(n.text)]
+
+
+# ====================================================================== conduct
+MAIL_SENDS = frozenset({"email__send_email", "email__reply_email", "email__forward_email"})
+
+
+def read_only(name: str) -> bool:
+    """True when the agent-facing tool ``<service>__<tool>`` never changes state."""
+    from vibelife_env.scheduler import Scheduler
+    from vibelife_env.services.registry import SERVICES, canonical_name, service_class
+    from vibelife_env.services.tooling import NAME_SEP
+    from vibelife_env.workspace import Workspace
+
+    service, _, tool = name.partition(NAME_SEP)
+    providers = {"workspace": Workspace, Scheduler.name: Scheduler}
+    cls = providers.get(service)
+    if cls is None:
+        key = canonical_name(service)
+        cls = service_class(key) if key in SERVICES else None
+    spec = cls.tools.get(tool) if cls is not None else None
+    return bool(spec is not None and spec.read_only)
+
+
+def failed_write_share(calls: Sequence[dict[str, Any]]) -> float:
+    """The share of attempted changes (calls to tools that are not read-only) that failed.
+
+    Reads that fail cost nothing here: looking is never penalized.
+    """
+    writes = [c for c in calls if not read_only(c["name"])]
+    return sum(1 for c in writes if not c["ok"]) / len(writes) if writes else 0.0
+
+
+# ====================================================================== one of
+def one_of(value: Any, options: Iterable[Any]) -> bool:
+    """``value`` is a member of ``options`` (a valid-option set computed from the world)."""
+    return value in set(options)
