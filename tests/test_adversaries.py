@@ -174,15 +174,7 @@ def test_polling_wrapper_leaves_the_oracle_unchanged(env_id):
     assert own(wrapped_env) == own(alone_env)
 
 
-@pytest.mark.parametrize(
-    "env_id",
-    [
-        pytest.param(e, marks=pytest.mark.xfail(strict=True, reason="japan tool-quality checks count reads (#17)"))
-        if e == "VibeLife-travel-japan-v0"
-        else e
-        for e in ENV_IDS
-    ],
-)
+@pytest.mark.parametrize("env_id", ENV_IDS)
 def test_reads_do_not_change_the_oracle_score(env_id):
     alone, _, wrapped, _, _ = _oracle_pair(env_id)
     passed = {c["id"]: c["passed"] for c in alone.checks}

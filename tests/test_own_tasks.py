@@ -18,15 +18,7 @@ def test_own_tasks_are_registered():
     assert "VibeLife-demo-errands-v0" in OWN
 
 
-@pytest.mark.parametrize(
-    "env_id",
-    [
-        pytest.param(e, marks=pytest.mark.xfail(strict=True, reason="flagship checks being rebuilt (#17)"))
-        if e == "VibeLife-travel-japan-v0"
-        else e
-        for e in OWN
-    ],
-)
+@pytest.mark.parametrize("env_id", OWN)
 def test_every_reward_gate_passes(env_id):
     v = validate_env(env_id)
     assert v.ok, v.problems

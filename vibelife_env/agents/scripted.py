@@ -1,7 +1,8 @@
 """Scripted agents (oracles) written as one generator per turn-opening event.
 
 A handler is a method ``on_<event_id>(self, event_text)`` that yields actions and receives
-the tool results of each yielded call batch::
+the tool results of each yielded call batch (a wake-up the agent scheduled itself opens
+``on_wakeup_<id>``, or ``on_wakeup`` when there is no handler for that id)::
 
     class Oracle(ScriptedAgent):
         def on_S0_user_request(self, text):
@@ -65,6 +66,8 @@ class ScriptedAgent:
             self._event_id = event_id
             text = "\n".join(m["content"] for m in observation.get("messages", ()) if m.get("role") == "user")
             handler = getattr(self, f"on_{event_id}", None)
+            if handler is None and str(event_id).startswith("wakeup_"):
+                handler = getattr(self, "on_wakeup", None)  # any wake-up the agent scheduled itself
             if handler is None:
                 self._gen = None
                 return self.reply("")

@@ -523,6 +523,34 @@ def persisted(notes_: Iterable[Note], test: Callable[[str], bool]) -> list[Note]
     return [n for n in notes_ if test(n.text)]
 
 
+# ========================================================================= places
+def place_for(ctx: Any, text_: str, aliases: dict[str, str] | None = None) -> str | None:
+    """The maps place a free-text location names (``"Senso-ji"`` → the Senso-ji Temple's id).
+
+    Matches by normalized name: one contains the other, or most words are shared; the
+    closest wins. ``aliases`` maps other common names to place ids (``{"ameyoko":
+    "pl_ameyoko"}``). ``None`` when nothing matches.
+    """
+    from vibelife_env.checks.text import norm_name
+
+    key = norm_name(text_ or "")
+    for alias, place in (aliases or {}).items():
+        if norm_name(alias) in key:
+            return place
+    if len(key) < 3 or not ctx.has("maps"):
+        return None
+    words = set(key.split())
+    best: tuple[float, str] | None = None
+    for row in ctx.sql("maps", "SELECT place_id, name FROM places"):
+        name = norm_name(row["name"])
+        base = re.sub(r"\s*\(.*\)$", "", name)
+        overlap = len(words & set(base.split())) / max(len(set(base.split())), 1)
+        score = 2.0 if key in (name, base) else 1.5 if base in key or key in base else overlap
+        if score >= 0.6 and (best is None or score > best[0]):
+            best = (score, row["place_id"])
+    return best[1] if best else None
+
+
 # ====================================================================== conduct
 MAIL_SENDS = frozenset({"email__send_email", "email__reply_email", "email__forward_email"})
 

@@ -24,7 +24,16 @@ from vibelife_env.errors import TaskLoadError
 from vibelife_env.release import ReleaseProfile, is_release_bundle, load_profile, prepare_stages
 from vibelife_env.services.base import ServiceContext
 from vibelife_env.services.registry import SERVICES, canonical_name, service_class
-from vibelife_env.task.models import OP_TAGS, Event, SqlFileOp, Stage, TaskMeta, WorkspaceFileOp, WorkspacePathOp
+from vibelife_env.task.models import (
+    OP_TAGS,
+    Event,
+    ScriptOp,
+    SqlFileOp,
+    Stage,
+    TaskMeta,
+    WorkspaceFileOp,
+    WorkspacePathOp,
+)
 from vibelife_env.workspace import Workspace
 
 if TYPE_CHECKING:
@@ -244,9 +253,15 @@ def _check_ops(root: Path, path: Path, field_path: str, event: Event, services: 
             files.append(op.workspace_file.source)
         elif isinstance(op, WorkspacePathOp):
             files.append(op.source_file)
+        elif isinstance(op, ScriptOp):
+            files.append(op.script.partition(":")[0])
         for f in files:
             if not (root / f).is_file():
                 raise TaskLoadError(path, where, f"file {f!r} does not exist in the bundle")
+    if event.facts is not None and not (root / event.facts.partition(":")[0]).is_file():
+        raise TaskLoadError(
+            path, f"{field_path}.facts", f"file {event.facts.partition(':')[0]!r} does not exist in the bundle"
+        )
     for j, pc in enumerate(event.postconditions):
         if pc.server is not None and canonical_name(pc.server) not in services:
             raise TaskLoadError(

@@ -7,6 +7,8 @@ INSERT INTO places (place_id, name, category, lat, lng, country, city, rating, p
   ('pl_akihabara', 'Akihabara Electric Town', 'shopping', 35.6984, 139.7731, 'JP', 'Tokyo', 4.3, 2, NULL, NULL, NULL, 'Sotokanda, Chiyoda-ku, Tokyo'),
   ('pl_skytree', 'Tokyo Skytree', 'tourist_attraction', 35.7101, 139.8107, 'JP', 'Tokyo', 4.5, 3, '{"open":"10:00","close":"21:00"}', NULL, NULL, '1-1-2 Oshiage, Sumida-ku, Tokyo'),
   ('pl_ueno_udon', 'Ueno Udon Kanda-ya', 'restaurant', 35.7110, 139.7752, 'JP', 'Tokyo', 4.3, 1, '{"open":"11:00","close":"21:00"}', NULL, NULL, '6 Ueno, Taito-ku, Tokyo'),
+  ('pl_shinjuku_grand', 'Shinjuku Grand Tower Hotel', 'lodging', 35.6930, 139.7000, 'JP', 'Tokyo', 4.6, 4, NULL, '+81 3 5555 0120', NULL, '1-1-1 Nishi-Shinjuku, Shinjuku-ku, Tokyo'),
+  ('pl_karasuma_hotel', 'Karasuma Shijo Hotel', 'lodging', 35.0036, 135.7590, 'JP', 'Kyoto', 4.3, 3, NULL, '+81 75 555 0150', NULL, 'Shijo-Karasuma, Nakagyo-ku, Kyoto'),
   ('pl_kamogawa_hotel', 'Kamogawa Garden Hotel', 'lodging', 35.0040, 135.7720, 'JP', 'Kyoto', 4.5, 3, NULL, '+81 75 555 0140', NULL, 'Shijo-Kawaramachi, Shimogyo-ku, Kyoto'),
   ('pl_kyoto_museum', 'Kyoto National Museum', 'museum', 34.9900, 135.7730, 'JP', 'Kyoto', 4.4, 1, '{"open":"09:30","close":"17:00"}', NULL, NULL, '527 Chayacho, Higashiyama-ku, Kyoto'),
   ('pl_nishiki', 'Nishiki Market', 'market', 35.0050, 135.7650, 'JP', 'Kyoto', 4.3, 1, '{"open":"09:00","close":"18:00"}', NULL, NULL, 'Nakagyo-ku, Kyoto'),
