@@ -9,6 +9,7 @@ import gymnasium as gym
 
 from vibelife_env.env import VERSION, VibeLifeEnv
 from vibelife_env.episode import agent_view
+from vibelife_env.spaces import chat_messages
 
 
 @dataclass
@@ -70,18 +71,6 @@ class EpisodeResult:
         }
 
 
-def _chat_messages(obs: dict[str, Any], action: Any | None) -> list[dict[str, Any]]:
-    """OpenAI-format messages for one observation (and the action that follows it)."""
-    out: list[dict[str, Any]] = []
-    for m in obs["messages"]:
-        msg: dict[str, Any] = {"role": m["role"], "content": m["content"]}
-        if m["role"] == "tool":
-            msg["tool_call_id"] = m["tool_call_id"]
-            msg["name"] = m["name"]
-        out.append(msg)
-    return out
-
-
 def assistant_message(action: Any, turn_prefix: str) -> dict[str, Any]:
     """The action as an OpenAI assistant message (tool call ids match the env's)."""
     from vibelife_env.actions import parse_action
@@ -117,7 +106,7 @@ def run_episode(
     agent.reset(agent_view(info))
     result = EpisodeResult(base.task.id, getattr(agent, "name", type(agent).__name__), seed, 0.0)
     if record:
-        result.messages.extend(_chat_messages(obs, None))
+        result.messages.extend(chat_messages(obs))
     terminated = truncated = False
     while not (terminated or truncated) and result.steps < max_steps:
         action = agent.act(obs, agent_view(info))
@@ -129,7 +118,7 @@ def run_episode(
         result.mutation_errors += info.get("mutation_errors", [])
         result.check_errors += info.get("check_errors", [])
         if record:
-            result.messages.extend(_chat_messages(obs, None))
+            result.messages.extend(chat_messages(obs))
     result.terminated, result.truncated = terminated, truncated
     result.score = float(info["score"])
     result.tool_calls = int(info["tool_calls"])

@@ -86,6 +86,18 @@ def action_space() -> spaces.Dict:
     return spaces.Dict({"tool_calls": spaces.Sequence(call, stack=False), "reply": UnicodeText(200_000)})
 
 
+def chat_messages(obs: Any) -> list[dict[str, Any]]:
+    """An observation's messages in OpenAI chat format (tool results keep their id and name)."""
+    out: list[dict[str, Any]] = []
+    for m in obs.get("messages", ()):
+        msg: dict[str, Any] = {"role": m["role"], "content": m["content"]}
+        if m["role"] == "tool":
+            msg["tool_call_id"] = m["tool_call_id"]
+            msg["name"] = m["name"]
+        out.append(msg)
+    return out
+
+
 def empty_message(role: str, content: str, name: str = "", tool_call_id: str = "") -> dict[str, str]:
     """A message in the observation's shape."""
     return {"role": role, "content": content, "name": name, "tool_call_id": tool_call_id}

@@ -8,20 +8,10 @@ from typing import Any
 from gymnasium import spaces
 
 from vibelife_env.actions import parse_action
+from vibelife_env.spaces import chat_messages as env_messages
 
 ROLES = ("system", "user", "assistant", "tool")
-
-
-def env_messages(obs: Mapping[str, Any]) -> list[dict[str, Any]]:
-    """The env observation's messages in OpenAI format (tool results keep id and name)."""
-    out: list[dict[str, Any]] = []
-    for m in obs.get("messages", ()):
-        msg: dict[str, Any] = {"role": m["role"], "content": m["content"]}
-        if m["role"] == "tool":
-            msg["tool_call_id"] = m["tool_call_id"]
-            msg["name"] = m["name"]
-        out.append(msg)
-    return out
+__all__ = ["ROLES", "ChatMessages", "assistant_message", "env_messages", "tool_results"]
 
 
 def tool_results(obs: Mapping[str, Any]) -> list[Mapping[str, Any]]:
