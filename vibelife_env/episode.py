@@ -51,7 +51,7 @@ from vibelife_env.services.tooling import NAME_SEP, ToolProvider
 from vibelife_env.spaces import empty_message
 from vibelife_env.task.loader import Task
 from vibelife_env.task.models import Event
-from vibelife_env.task.mutations import MutationOutcome, apply_mutation, bundle_callable, script_context
+from vibelife_env.task.mutations import MutationOutcome, apply_mutation, script_context
 from vibelife_env.workspace import Workspace
 from vibelife_env.world import World, WorldSnapshot
 
@@ -379,7 +379,7 @@ class Episode:
         """The event with its body rendered from what the world holds now (see ``Event.facts``)."""
         assert self.world is not None and event.facts is not None
         with self.world.sandbox():
-            facts = bundle_callable(self.task.root, event.facts)(script_context(self.world))
+            facts = self.task.resolve(event.facts)(script_context(self.world))
         try:
             body = event.body.format_map(dict(facts))
         except (KeyError, IndexError, ValueError, TypeError) as exc:
@@ -420,7 +420,7 @@ class Episode:
                 return results
             self.cursor += 1
             self.world.clock.advance_to(event.time)
-            outcome = apply_mutation(self.world, event, self.task.root)
+            outcome = apply_mutation(self.world, event, self.task.root, self.task.resolve)
             self.outcomes.append(outcome)
             if outcome.status == "failed" and self.strict_mutations:
                 raise MutationError(f"mutation {event.id} failed: {outcome.error}")

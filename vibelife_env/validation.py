@@ -144,8 +144,8 @@ def validate_env(env_id: str, seed: int = 0, only: set[str] | None = None) -> Va
     """
     out = Validation(env_id)
     task = gym.make(env_id).unwrapped.task
-    if task.oracle_path() is None:
-        out.problems.append("no oracle.py")
+    if not task.has_oracle:
+        out.problems.append("no oracle (oracle.py)")
         return out
     plan = policies(task)
     if not any(role == "variant" and name != "oracle+polling" for name, role, *_ in plan):

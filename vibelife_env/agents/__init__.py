@@ -74,7 +74,7 @@ def make_agent(name: str, task: Any = None) -> Any:
     """
     if name in AGENTS:
         return AGENTS[name]()
-    if task is not None and task.oracle_path() is not None:
+    if task is not None and task.has_oracle:
         from vibelife_env.agents.oracle import oracle_classes
 
         if name in oracle_classes(task):

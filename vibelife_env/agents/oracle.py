@@ -61,6 +61,8 @@ def oracle_family(
         TaskLoadError: no ``Oracle`` ScriptedAgent subclass, a malformed mapping, or a name
             used twice.
     """
+    if task.oracle is not None:  # a generated task carries its oracle family
+        return task.oracle
     path = task.oracle_path()
     if path is None:
         raise ValueError(f"task {task.id} has no oracle.py")

@@ -9,6 +9,7 @@ Layout (the public release's): ``task.toml``, ``event.yaml``,
 from __future__ import annotations
 
 import tomllib
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 from functools import cached_property
@@ -42,7 +43,14 @@ if TYPE_CHECKING:
 
 @dataclass
 class Task:
-    """A loaded bundle. Heavy derived data (seeded images, checks) is built once, lazily."""
+    """A loaded bundle, or a task generated in memory (a scenario-family instance).
+
+    Heavy derived data (seeded images, checks) is built once, lazily. A bundle reads its
+    seeds, checks and oracle from files under ``root``; a generated task carries them:
+    ``seed_sql`` (SQL per service, after any seed files), ``suite`` (its checks),
+    ``oracle`` (``(Oracle, ABLATIONS, VARIANTS)``) and ``callables`` (the functions its
+    script mutations and event facts name).
+    """
 
     root: Path
     meta: TaskMeta
@@ -50,6 +58,10 @@ class Task:
     workspace_files: dict[str, str]
     seeds: dict[str, list[tuple[Path, str]]] = field(repr=False)
     release: ReleaseProfile | None = field(default=None, repr=False)
+    seed_sql: dict[str, list[str]] = field(default_factory=dict, repr=False)
+    suite: CheckSuite | None = field(default=None, repr=False)
+    oracle: tuple[type, dict[str, type], dict[str, type]] | None = field(default=None, repr=False)
+    callables: dict[str, Callable[..., Any]] = field(default_factory=dict, repr=False)
 
     @property
     def id(self) -> str:
@@ -100,21 +112,48 @@ class Task:
                     raise
                 except Exception as exc:
                     raise TaskLoadError(path, "", f"seed does not apply to service {name!r}: {exc}") from exc
+            for i, script in enumerate(self.seed_sql.get(name, [])):
+                try:
+                    svc.load_sql(script)
+                except Exception as exc:
+                    raise TaskLoadError(self.root, f"seed_sql.{name}[{i}]", f"seed does not apply: {exc}") from exc
             svc.after_seed()
             out[name] = svc.serialize()
         return out
 
     @cached_property
     def checks(self) -> CheckSuite:
-        """The bundle's checks (``checks.py`` and/or ``rubrics/``)."""
+        """The task's checks (a generated task's ``suite``, else ``checks.py`` and/or ``rubrics/``)."""
+        if self.suite is not None:
+            return self.suite
         from vibelife_env.checks.loader import load_checks
 
         return load_checks(self)
 
     def oracle_path(self) -> Path | None:
-        """``oracle.py`` when the bundle ships one."""
+        """``oracle.py`` when the bundle ships one (``None`` for a generated task)."""
+        if self.oracle is not None:
+            return None
         p = self.root / "oracle.py"
         return p if p.is_file() else None
+
+    @property
+    def has_oracle(self) -> bool:
+        """True when the task has a reference policy (``oracle.py`` or a generated one)."""
+        return self.oracle is not None or self.oracle_path() is not None
+
+    def resolve(self, ref: str) -> Callable[..., Any]:
+        """The function a script mutation or event ``facts`` names: one of ``callables``, or
+        ``"<file>.py:<function>"`` of the bundle.
+
+        Raises:
+            MutationError: no such function.
+        """
+        if ref in self.callables:
+            return self.callables[ref]
+        from vibelife_env.task.mutations import bundle_callable
+
+        return bundle_callable(self.root, ref)
 
 
 def _read_yaml(path: Path) -> Any:
@@ -253,12 +292,12 @@ def _check_ops(root: Path, path: Path, field_path: str, event: Event, services: 
             files.append(op.workspace_file.source)
         elif isinstance(op, WorkspacePathOp):
             files.append(op.source_file)
-        elif isinstance(op, ScriptOp):
+        elif isinstance(op, ScriptOp) and ":" in op.script:
             files.append(op.script.partition(":")[0])
         for f in files:
             if not (root / f).is_file():
                 raise TaskLoadError(path, where, f"file {f!r} does not exist in the bundle")
-    if event.facts is not None and not (root / event.facts.partition(":")[0]).is_file():
+    if event.facts is not None and ":" in event.facts and not (root / event.facts.partition(":")[0]).is_file():
         raise TaskLoadError(
             path, f"{field_path}.facts", f"file {event.facts.partition(':')[0]!r} does not exist in the bundle"
         )

@@ -90,11 +90,14 @@ class ScriptOp(_Strict):
 
 
 def check_callable_ref(value: str) -> str:
-    """Validate ``"<file>.py:<function>"`` (a bundle file and a function name in it)."""
+    """Validate ``"<file>.py:<function>"`` (a bundle file and a function in it), or the plain
+    name of a function a generated task carries in its ``callables``."""
     path, sep, name = value.partition(":")
-    if not sep or not path.endswith(".py") or not name.isidentifier():
-        raise ValueError(f"expected '<file>.py:<function>', got {value!r}")
-    return value
+    if sep and path.endswith(".py") and name.isidentifier():
+        return value
+    if not sep and all(part.isidentifier() for part in value.split(".")):
+        return value
+    raise ValueError(f"expected '<file>.py:<function>' or a function name, got {value!r}")
 
 
 class WorkspaceFileSpec(_Strict):

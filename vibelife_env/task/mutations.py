@@ -48,8 +48,17 @@ class MutationOutcome:
     abort_stage: bool = False
 
 
-def apply_mutation(world: World, event: Event, root: Path) -> MutationOutcome:
-    """Apply every operation of ``event``; roll back and report on failure."""
+def apply_mutation(
+    world: World, event: Event, root: Path, resolve: Callable[[str], Callable[..., Any]] | None = None
+) -> MutationOutcome:
+    """Apply every operation of ``event``; roll back and report on failure.
+
+    Args:
+        world: The episode's world.
+        event: A ``mutation`` event.
+        root: The bundle folder (SQL and workspace files are read from it).
+        resolve: Finds the function a script operation names (default: a bundle file's).
+    """
     key = event.idempotency_key
     if key and key in world.applied_keys:
         return MutationOutcome(event.id, "already_applied")
@@ -60,7 +69,7 @@ def apply_mutation(world: World, event: Event, root: Path) -> MutationOutcome:
         with world.atomic():  # a failure rolls back this event only, never the agent's work
             touched = set()
             for op in event.apply:
-                touched.add(_apply_op(world, op, root))
+                touched.add(_apply_op(world, op, root, resolve))
             if "*" in touched:  # a script may have written to any service
                 touched |= set(world.services)
             for name in sorted(touched - {"workspace", "*"}):
@@ -101,10 +110,11 @@ def script_context(world: World) -> Any:
     return CheckContext(world, EpisodeRecord(), None)
 
 
-def _apply_op(world: World, op: Any, root: Path) -> str:
+def _apply_op(world: World, op: Any, root: Path, resolve: Callable[[str], Callable[..., Any]] | None = None) -> str:
     """Run one operation; returns the name of what it touched (``*``: possibly anything)."""
     if isinstance(op, ScriptOp):
-        bundle_callable(root, op.script)(script_context(world), **op.args)
+        fn = resolve(op.script) if resolve is not None else bundle_callable(root, op.script)
+        fn(script_context(world), **op.args)
         return "*"
     if isinstance(op, (WorkspaceFileOp, WorkspacePathOp)):
         if isinstance(op, WorkspaceFileOp):
