@@ -88,6 +88,15 @@ class Scheduler(ToolProvider):
         #: the seat whose tool call is running (set by the episode engine around each call)
         self.caller = "assistant"
 
+    # ------------------------------------------------------------- atomicity
+    def checkpoint(self) -> SchedulerState:
+        """The schedule before a call (it is immutable data: keeping the reference is enough)."""
+        return self.state
+
+    def rollback(self, saved: SchedulerState) -> None:
+        """Put the schedule back after a failed call."""
+        self.state = saved
+
     # ---------------------------------------------------------------- engine side
     def configure(self, horizon: datetime | None, max_wakeups: int) -> None:
         """Set the latest allowed time and the per-episode budget (at episode start)."""

@@ -3,7 +3,8 @@
 Paths are POSIX-style and relative to the workspace root. The agent may also write
 ``/workspace/notes.md`` (and the public release's alternates such as
 ``/terrarium/openclaw/workspace/notes.md``); all name the same file. A path can never
-escape the root, files are UTF-8 text, and a single file is capped in size.
+escape the root, files are UTF-8 text, and a single file is capped in size. A failed
+call leaves the files exactly as they were (:meth:`Workspace.rollback`).
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from vibelife_env.errors import ToolError
+from vibelife_env.services.arguments import short_repr
 from vibelife_env.services.tooling import ToolProvider, tool
 
 #: Prefixes that all denote the workspace root.
@@ -26,18 +28,24 @@ ROOT_ALIASES = (
 )
 MAX_FILE_CHARS = 200_000
 MAX_FILES = 500
+MAX_PATH_CHARS = 1024
 
 
 def normalize_path(path: str) -> str:
     """Map any accepted spelling of a workspace path to its canonical relative form.
 
     Raises:
-        ToolError: ``BAD_PATH`` when the path is empty, absolute outside the workspace,
-            or climbs out of it with ``..``.
+        ToolError: ``BAD_PATH`` when the path is empty, longer than
+            :data:`MAX_PATH_CHARS`, holds control characters, is absolute outside the
+            workspace, or climbs out of it with ``..``.
     """
     raw = (path or "").strip().replace("\\", "/")
     if not raw:
         raise ToolError("BAD_PATH", "path must not be empty")
+    if len(raw) > MAX_PATH_CHARS:
+        raise ToolError("BAD_PATH", f"path of {len(raw)} characters exceeds the limit of {MAX_PATH_CHARS}")
+    if any(ord(c) < 32 for c in raw):
+        raise ToolError("BAD_PATH", f"path {short_repr(path)} holds control characters")
     for alias in ROOT_ALIASES:
         if raw.startswith(alias):
             raw = raw[len(alias) :]
@@ -46,10 +54,12 @@ def normalize_path(path: str) -> str:
             raw = ""
             break
     if raw.startswith("/"):
-        raise ToolError("BAD_PATH", f"path {path!r} is outside the workspace (use a relative path or /workspace/...)")
+        raise ToolError(
+            "BAD_PATH", f"path {short_repr(path)} is outside the workspace (use a relative path or /workspace/...)"
+        )
     norm = posixpath.normpath(raw) if raw else "."
     if norm == ".." or norm.startswith("../"):
-        raise ToolError("BAD_PATH", f"path {path!r} escapes the workspace")
+        raise ToolError("BAD_PATH", f"path {short_repr(path)} escapes the workspace")
     return norm
 
 
@@ -104,6 +114,16 @@ class Workspace(ToolProvider):
         for path in sorted(self.files):
             h.update(path.encode() + b"\0" + self.files[path].encode() + b"\0")
         return h.hexdigest()
+
+    # ------------------------------------------------------------------ atomicity
+    def checkpoint(self) -> dict[str, str]:
+        """The files before a call (a shallow copy: texts are immutable)."""
+        return dict(self.files)
+
+    def rollback(self, saved: dict[str, str]) -> None:
+        """Put the files back as they were before the failed call (same dict object)."""
+        self.files.clear()
+        self.files.update(saved)
 
     # ------------------------------------------------------------------ agent tools
     @tool(read_only=True)

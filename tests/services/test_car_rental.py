@@ -44,10 +44,6 @@ def _book(cr, offer="off_prius", plan="ins_basic", **kw):
     return cr.call("create_rental_booking", args)
 
 
-def test_tool_count_matches_reference(cr):
-    assert len(cr.tools) == 13
-
-
 def test_search_and_compare(cr):
     res = cr.call("search_vehicle_offers", {"pickup_city": "osaka", "return_city": "Kyoto", "seats": 5})
     assert [o["offer_id"] for o in res["offers"]] == ["off_leaf", "off_prius"]
@@ -76,11 +72,11 @@ def test_booking_lifecycle_with_late_return(cr):
     b = _book(cr)
     assert b["status"] == "held" and b["estimated_total"]["amount"] == 23700.0  # (8000+1100)*2 + 5500
     assert cr.call("get_vehicle_offer", {"offer_id": "off_prius"})["inventory_remaining"] == 0
-    assert _book(cr)["code"] == "inventory_gone"
+    assert _book(cr)["code"] == "INVENTORY_GONE"
     ref = b["booking_ref"]
     assert (
         cr.call("report_vehicle_condition", {"booking_ref": ref, "phase": "return", "checklist_items": {}})["code"]
-        == "invalid_state"
+        == "BAD_STATE"
     )
     out = cr.call(
         "report_vehicle_condition",
@@ -119,14 +115,14 @@ def test_unclaimed_hold_becomes_no_show(cr):
     cr.ctx.clock.advance_to(datetime(2026, 5, 2, 10, 0, tzinfo=SHANGHAI))  # 25 h after pickup time
     assert cr.call("get_booking", {"booking_ref": ref})["status"] == "no_show"
     assert cr.call("get_vehicle_offer", {"offer_id": "off_kei"})["inventory_remaining"] == 1
-    assert _book(cr, offer="off_kei")["code"] == "offer_expired"
+    assert _book(cr, offer="off_kei")["code"] == "OFFER_EXPIRED"
 
 
 @pytest.mark.parametrize(
     ("tool", "args", "code"),
     [
-        ("get_booking", {"booking_ref": "CR999"}, "booking_not_found"),
-        ("get_vehicle_offer", {"offer_id": "nope"}, "offer_not_found"),
+        ("get_booking", {"booking_ref": "CR999"}, "BOOKING_NOT_FOUND"),
+        ("get_vehicle_offer", {"offer_id": "nope"}, "OFFER_NOT_FOUND"),
         (
             "create_rental_booking",
             {
@@ -136,7 +132,7 @@ def test_unclaimed_hold_becomes_no_show(cr):
                 "drivers": DRIVER,
                 "contact": {},
             },
-            "insurance_plan_not_found",
+            "INSURANCE_PLAN_NOT_FOUND",
         ),
         (
             "create_rental_booking",
@@ -147,7 +143,7 @@ def test_unclaimed_hold_becomes_no_show(cr):
                 "drivers": [],
                 "contact": {},
             },
-            "drivers_required",
+            "BAD_ARG",
         ),
         (
             "create_rental_booking",
@@ -159,13 +155,13 @@ def test_unclaimed_hold_becomes_no_show(cr):
                 "contact": {},
                 "payment": {"card_last4": "0000"},
             },
-            "payment_declined",
+            "PAYMENT_DECLINED",
         ),
         ("report_vehicle_condition", {"booking_ref": "CR1", "phase": "midway", "checklist_items": {}}, "BAD_ARG"),
         (
             "report_incident",
             {"booking_ref": "CR1", "incident_type": "x", "occurred_at": "t", "location": "l", "description": "d"},
-            "booking_not_found",
+            "BOOKING_NOT_FOUND",
         ),
         ("search_vehicle_offers", {"energy_type": "diesel"}, "BAD_ARG"),
         ("list_bookings", {"user_id": 5}, "BAD_ARG"),
@@ -187,3 +183,16 @@ def test_failed_incident_rolls_back(cr):
     )
     assert res["code"] == "BAD_ARG"
     assert table_dump(cr) == before
+
+
+def test_pickup_times_match_by_day_or_by_instant(cr):
+    def found(**kw):
+        return sorted(o["offer_id"] for o in cr.call("search_vehicle_offers", kw)["offers"])
+
+    assert found(pickup_at="2026-05-01") == ["off_kei", "off_leaf", "off_prius"]
+    # the same instant written in UTC, and with the stored offset, both match
+    assert found(pickup_at="2026-05-01T01:00:00Z") == found(pickup_at="2026-05-01T10:00:00+09:00")
+    assert found(pickup_at="2026-05-01T10:00:00+09:00", return_at="2026-05-03T11:00:00+09:00") == ["off_kei"]
+    assert found(pickup_at="2026-05-02") == []
+    bad = cr.call("search_vehicle_offers", {"pickup_at": "tomorrow"})
+    assert bad["code"] == "BAD_ARG" and "pickup_at" in bad["error"]

@@ -33,10 +33,6 @@ def ids(rows, key="note_id"):
     return [r[key] for r in rows]
 
 
-def test_tool_count_matches_reference(cp):
-    assert len(cp.tools) == 16
-
-
 def test_search_sorts_and_filters(cp):
     # hot: n3 = 500, n1 = 100+20+15 = 135, n2 = 10+200 = 210
     assert ids(cp.call("search_notes", {"keyword": "exam"})) == ["n3", "n2", "n1"]

@@ -5,7 +5,6 @@ from __future__ import annotations
 import pytest
 
 from tests.conftest import table_dump
-from vibelife_env.services.job_board import JobBoardService
 
 SEED = """
 INSERT INTO companies VALUES ('co_a', '星河科技', '互联网', '1000-9999人', 'C轮', '上海', '做云服务', 4.2);
@@ -35,10 +34,6 @@ def board(make_service):
 
 def ids(rows, key="job_id"):
     return [r[key] for r in rows]
-
-
-def test_tool_count_matches_reference():
-    assert len(JobBoardService.tools) == 17
 
 
 def test_search_filters_and_sorts(board):

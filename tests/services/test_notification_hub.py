@@ -22,7 +22,10 @@ def hub(make_service):
 
 
 def test_subscription_lifecycle(hub):
-    sub = hub.call("create_subscription", {"user_id": "u1", "source": "ecommerce", "type": "restock", "target": "sku9", "condition_json": '{"qty": 1}'})
+    sub = hub.call(
+        "create_subscription",
+        {"user_id": "u1", "source": "ecommerce", "type": "restock", "target": "sku9", "condition_json": '{"qty": 1}'},
+    )
     assert sub["subscription_id"] == "sub_000001"
     assert sub["condition"] == {"qty": 1} and sub["status"] == "active"
     assert hub.call("pause_subscription", {"subscription_id": "sub_000001"})["status"] == "paused"
@@ -35,15 +38,24 @@ def test_notifications_filter_sort_and_mark(hub):
     rows = hub.call("list_notifications", {"user_id": "u1"})
     assert [r["notification_id"] for r in rows] == ["ntf_2", "ntf_1"]
     assert rows[1]["payload"] == {"fare": 100}
-    assert [r["notification_id"] for r in hub.call("list_notifications", {"user_id": "u1", "since": "2026-04-05"})] == ["ntf_2"]
+    assert [r["notification_id"] for r in hub.call("list_notifications", {"user_id": "u1", "since": "2026-04-05"})] == [
+        "ntf_2"
+    ]
     assert hub.call("mark_read", {"notification_id": "ntf_1"})["read"] is True
-    assert [r["notification_id"] for r in hub.call("list_notifications", {"user_id": "u1", "unread_only": True})] == ["ntf_2"]
+    assert [r["notification_id"] for r in hub.call("list_notifications", {"user_id": "u1", "unread_only": True})] == [
+        "ntf_2"
+    ]
     assert hub.call("mark_all_read", {"user_id": "u1"}) == {"user_id": "u1", "marked_read": 1}
 
 
 def test_feed_and_accounts(hub):
-    assert hub.call("subscribe_official_account", {"user_id": "u1", "account_id": "acc_jp"})["name"] == "Japan Travel Desk"
-    assert hub.call("subscribe_official_account", {"user_id": "u1", "account_id": "acc_jp"})["code"] == "ALREADY_SUBSCRIBED"
+    assert (
+        hub.call("subscribe_official_account", {"user_id": "u1", "account_id": "acc_jp"})["name"] == "Japan Travel Desk"
+    )
+    assert (
+        hub.call("subscribe_official_account", {"user_id": "u1", "account_id": "acc_jp"})["code"]
+        == "ALREADY_SUBSCRIBED"
+    )
     assert [p["post_id"] for p in hub.call("get_account_feed", {"account_id": "acc_jp", "limit": 1})] == ["p2"]
 
 
@@ -52,10 +64,14 @@ def test_feed_and_accounts(hub):
     [
         ("get_subscription", {"subscription_id": "sub_999"}, "SUBSCRIPTION_NOT_FOUND"),
         ("get_notification", {"notification_id": "nope"}, "NOTIFICATION_NOT_FOUND"),
-        ("create_subscription", {"user_id": "u1", "source": "x", "type": "weird", "target": "t"}, "BAD_TYPE"),
-        ("create_subscription", {"user_id": "u1", "source": "x", "type": "keyword", "target": "t", "condition_json": "{"}, "BAD_ARG"),
-        ("list_notifications", {"user_id": "u1", "since": "April"}, "BAD_DATE"),
-        ("create_price_alert", {"user_id": "u1", "item_ref": "i", "target_price_minor": 0}, "BAD_AMOUNT"),
+        ("create_subscription", {"user_id": "u1", "source": "x", "type": "weird", "target": "t"}, "BAD_ARG"),
+        (
+            "create_subscription",
+            {"user_id": "u1", "source": "x", "type": "keyword", "target": "t", "condition_json": "{"},
+            "BAD_ARG",
+        ),
+        ("list_notifications", {"user_id": "u1", "since": "April"}, "BAD_ARG"),
+        ("create_price_alert", {"user_id": "u1", "item_ref": "i", "target_price_minor": 0}, "BAD_ARG"),
         ("get_account_feed", {"account_id": "nope"}, "ACCOUNT_NOT_FOUND"),
         ("list_notifications", {"user_id": ["u1"]}, "BAD_ARG"),
         ("list_notifications", {}, "BAD_ARG"),

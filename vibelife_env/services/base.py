@@ -16,9 +16,12 @@ A service subclass declares::
             cur = self.execute("INSERT INTO notes (body) VALUES (?)", (body,))
             return {"id": cur.lastrowid}
 
-Every call runs inside a SQLite savepoint: if the tool raises (a :class:`ToolError` for
-agent mistakes, anything else for bugs), the savepoint is rolled back, the tables are
-exactly as before, and the agent receives ``{"error": ..., "code": ...}``.
+Every call is atomic. It runs inside a SQLite savepoint, and the world's generator state
+(and clock) are saved first: if the tool fails (a :class:`ToolError` for agent mistakes,
+an error result, anything else for bugs), the savepoint is rolled back and the generator
+put back, so the tables and every id drawn later are exactly as if the call never
+happened, and the agent receives ``{"error": ..., "code": ...}``. Services keep no other
+Python state: anything that must persist between calls lives in their tables.
 
 Time comes only from ``self.ctx.clock`` and randomness only from ``self.ctx.rng``, both
 owned by the world, so a run is a pure function of task, seed and actions.
@@ -39,9 +42,17 @@ import numpy as np
 
 from vibelife_env.clock import VirtualClock
 from vibelife_env.errors import ToolError
-from vibelife_env.services.tooling import ToolProvider, ToolSpec, internal_error, tool
+from vibelife_env.services.tooling import ToolProvider, tool
 
 __all__ = ["Service", "ServiceContext", "ToolError", "open_db", "schema_from", "tool"]
+
+
+@dataclass(frozen=True)
+class _CallState:
+    """What a failed call must give back besides its rows (see :meth:`Service.checkpoint`)."""
+
+    rng_state: dict[str, Any]
+    now: datetime
 
 
 @dataclass
@@ -132,25 +143,26 @@ class Service(ToolProvider):
         return h.hexdigest()
 
     # ------------------------------------------------------------------ calling
-    def invoke(self, spec: ToolSpec, kwargs: dict[str, Any]) -> Any:
-        """Run a tool atomically inside a savepoint."""
-        conn = self.conn
-        conn.execute("SAVEPOINT vl_call")
-        try:
-            self.sync_clock()
-            result = spec.method(self, **kwargs)
-            if isinstance(result, dict) and "error" in result and "code" in result:
-                raise ToolError(str(result["code"]), str(result["error"]))
-        except ToolError as exc:
-            conn.execute("ROLLBACK TO vl_call")
-            conn.execute("RELEASE vl_call")
-            return exc.as_result()
-        except Exception as exc:  # a bug in a tool must not corrupt the world or crash the run
-            conn.execute("ROLLBACK TO vl_call")
-            conn.execute("RELEASE vl_call")
-            return internal_error(self.name, spec.name, exc)
-        conn.execute("RELEASE vl_call")
-        return result
+    def checkpoint(self) -> _CallState:
+        """Open the call's savepoint and remember the generator and the clock."""
+        self.conn.execute("SAVEPOINT vl_call")
+        return _CallState(self.ctx.rng.bit_generator.state, self.ctx.clock.now())
+
+    def rollback(self, saved: _CallState) -> None:
+        """Undo the call: its rows, the ids it drew from the generator, any clock move."""
+        self.conn.execute("ROLLBACK TO vl_call")
+        self.conn.execute("RELEASE vl_call")
+        self.ctx.rng.bit_generator.state = saved.rng_state
+        if self.ctx.clock.now() != saved.now:
+            self.ctx.clock.set(saved.now)
+
+    def commit(self, saved: _CallState) -> None:
+        """Keep the call's changes."""
+        self.conn.execute("RELEASE vl_call")
+
+    def before_call(self) -> None:
+        """Apply the clock (:meth:`sync_clock`) inside the call's savepoint."""
+        self.sync_clock()
 
     # ------------------------------------------------------------------ SQL helpers
     def execute(self, sql: str, params: Sequence[Any] | Mapping[str, Any] = ()) -> sqlite3.Cursor:

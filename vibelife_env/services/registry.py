@@ -1,6 +1,8 @@
 """The service registry: one line per service, imported lazily by ``module:Class``.
 
-Adding a service touches its own folder, one line here and its test file.
+Adding a service touches its own folder, one line here and its test file: copy
+``services/_template/`` (a complete two-tool service, deliberately not registered) and
+follow its README, or ``docs/services.md``.
 """
 
 from __future__ import annotations

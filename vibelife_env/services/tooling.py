@@ -10,6 +10,7 @@ never disagree.
 from __future__ import annotations
 
 import inspect
+import logging
 import typing
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -20,6 +21,9 @@ import pydantic
 from pydantic import BaseModel, ConfigDict, Field
 
 from vibelife_env.errors import ToolError
+from vibelife_env.services.arguments import describe_validation_error, screen_arguments, short_repr
+
+logger = logging.getLogger("vibelife_env.services")
 
 _TOOL_MARK = "__vibelife_tool__"
 
@@ -128,26 +132,29 @@ def build_spec(owner: type, func: Callable[..., Any], tool_name: str, read_only:
     return ToolSpec(tool_name, func, description, model, parameters, read_only)
 
 
-def describe_validation_error(tool_name: str, exc: pydantic.ValidationError) -> str:
-    """One sentence per problem, naming the argument and what was expected."""
-    parts = []
-    for err in exc.errors():
-        loc = ".".join(str(p) for p in err["loc"]) or "arguments"
-        if err["type"] == "missing":
-            parts.append(f"missing required argument {loc!r}")
-        elif err["type"] == "extra_forbidden":
-            parts.append(f"unexpected argument {loc!r}")
-        else:
-            parts.append(f"argument {loc!r}: {err['msg']} (got {err.get('input')!r})")
-    return f"{tool_name}: " + "; ".join(parts)
+def internal_error(service: str, tool_name: str, exc: BaseException) -> dict[str, str]:
+    """The error result for an unexpected exception inside a tool.
 
-
-def internal_error(service: str, tool_name: str, exc: Exception) -> dict[str, str]:
-    """The error result for an unexpected exception inside a tool."""
+    Names the service, the tool and the exception type only: the exception's text can
+    hold Python or SQL internals (and echoes of the arguments), which is no help to an
+    agent. The full traceback goes to the ``vibelife_env.services`` logger.
+    """
+    logger.warning("internal error in %s.%s", service, tool_name, exc_info=exc)
     return {
-        "error": f"internal error in {service}.{tool_name}: {type(exc).__name__}: {exc}",
+        "error": f"internal error in {service}.{tool_name} ({type(exc).__name__}); nothing was changed",
         "code": "INTERNAL_ERROR",
     }
+
+
+def refusal_of(result: Any) -> ToolError | None:
+    """The refusal a tool returned as a value (``{"error": ..., "code": ...}``), if any.
+
+    Raises:
+        ValueError: the returned code is not in the vocabulary (a bug in the tool).
+    """
+    if isinstance(result, dict) and "error" in result and "code" in result:
+        return ToolError(str(result["code"]), str(result["error"]))
+    return None
 
 
 class ToolProvider:
@@ -155,6 +162,11 @@ class ToolProvider:
 
     Subclasses set ``name`` and mark methods with :func:`tool`; ``tools`` is collected
     once per class.
+
+    Every call is atomic: :meth:`invoke` takes a :meth:`checkpoint` before the tool runs
+    and, when the call fails (a :class:`ToolError`, an error result, any exception),
+    :meth:`rollback` puts back everything the tool may have changed. A provider that
+    keeps state outside SQLite overrides both hooks to cover it.
     """
 
     name: ClassVar[str] = ""
@@ -165,23 +177,44 @@ class ToolProvider:
         collected: dict[str, ToolSpec] = {}
         for base in reversed(cls.__mro__[1:]):
             collected.update(getattr(base, "tools", {}))
-        for attr, func in list(vars(cls).items()):
+        for func in list(vars(cls).values()):
             mark = getattr(func, _TOOL_MARK, None)
             if mark is not None:
                 collected[mark["name"]] = build_spec(cls, func, mark["name"], mark["read_only"])
-                del attr
         cls.tools = collected
 
+    # ------------------------------------------------------------- atomicity hooks
+    def checkpoint(self) -> Any:
+        """Capture the state a failed call must leave untouched; opaque to the caller.
+
+        The base provider keeps no state of its own and returns ``None``.
+        """
+        return None
+
+    def rollback(self, saved: Any) -> None:
+        """Undo everything done since :meth:`checkpoint` returned ``saved``."""
+
+    def commit(self, saved: Any) -> None:
+        """Keep everything done since :meth:`checkpoint` returned ``saved``."""
+
+    def before_call(self) -> None:
+        """Hook run inside the checkpoint before every tool (services apply the clock here)."""
+
+    # ------------------------------------------------------------------ calling
     def validate_args(self, spec: ToolSpec, args: Any) -> dict[str, Any]:
         """Validate raw arguments; returns keyword arguments for the method.
 
+        Arguments must be bounded JSON data (see :func:`screen_arguments`) that the
+        tool's pydantic model accepts; nothing else reaches the tool.
+
         Raises:
-            ToolError: ``BAD_ARG`` naming the argument that is wrong.
+            ToolError: ``BAD_ARG`` naming the argument that is wrong and what was expected.
         """
         if args is None:
             args = {}
         if not isinstance(args, dict):
             raise ToolError("BAD_ARG", f"{spec.name}: arguments must be a JSON object, got {type(args).__name__}")
+        screen_arguments(args)
         try:
             model = spec.params_model.model_validate(args)
         except pydantic.ValidationError as exc:
@@ -189,17 +222,30 @@ class ToolProvider:
         return {k: getattr(model, k) for k in type(model).model_fields}
 
     def invoke(self, spec: ToolSpec, kwargs: dict[str, Any]) -> Any:
-        """Run the tool method, turning refusals into error results.
+        """Run the tool method atomically, turning refusals and bugs into error results.
 
-        Tools of a plain provider must validate before they change anything; SQLite
-        services override this to wrap the call in a savepoint.
+        Returns:
+            The tool's result; or ``{"error", "code"}`` after rolling back every change
+            the call made (:meth:`rollback`).
         """
+        saved = self.checkpoint()
         try:
-            return spec.method(self, **kwargs)
+            self.before_call()
+            result = spec.method(self, **kwargs)
+            refusal = refusal_of(result)
+            if refusal is not None:
+                raise refusal
         except ToolError as exc:
+            self.rollback(saved)
             return exc.as_result()
-        except Exception as exc:  # a bug in a tool must not crash the episode
+        except Exception as exc:  # a bug in a tool must not corrupt the world or crash the run
+            self.rollback(saved)
             return internal_error(self.name, spec.name, exc)
+        except BaseException:  # KeyboardInterrupt and friends: undo, then let them through
+            self.rollback(saved)
+            raise
+        self.commit(saved)
+        return result
 
     def call(self, tool_name: str, args: Any = None) -> Any:
         """Call a tool by name; never raises for agent mistakes.
@@ -207,10 +253,10 @@ class ToolProvider:
         Returns:
             The tool's JSON-able result, or ``{"error": ..., "code": ...}``.
         """
-        spec = self.tools.get(tool_name)
+        spec = self.tools.get(tool_name) if isinstance(tool_name, str) else None
         if spec is None:
             return {
-                "error": f"unknown tool {tool_name!r} for service {self.name!r}",
+                "error": f"unknown tool {short_repr(tool_name)} for service {self.name!r}",
                 "code": "UNKNOWN_TOOL",
             }
         try:

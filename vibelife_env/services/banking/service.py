@@ -10,6 +10,10 @@ transfer never moves only one leg.
 ``Z``. Future-dated payments are parked in ``pending_payments`` and, as in the public
 server, are posted by timeline mutations rather than swept by the service. Ids come
 from ``_counters`` (``tx_YYYYMMDD_%08d``, ``pay_%06d``, ``sch_%06d``, ``pend_%06d``).
+
+Error codes come from the shared vocabulary (:data:`vibelife_env.errors.ERROR_CODES`): the
+upper-case form of the SPEC's, with every argument error ``BAD_ARG`` (the SPEC's ``BAD_AMOUNT``,
+``BAD_DATE``, ``BAD_FREQ``).
 """
 
 from __future__ import annotations
@@ -131,7 +135,7 @@ class BankingService(Service):
             memo: Optional note stored on both ledger rows.
         """
         if from_account_id == to_account_id:
-            raise ToolError("BAD_AMOUNT", f"from_account_id and to_account_id are both {from_account_id!r}")
+            raise ToolError("BAD_ARG", f"from_account_id and to_account_id are both {from_account_id!r}")
         _positive(amount_minor)
         src = self._account_row(from_account_id)
         dst = self._account_row(to_account_id)
@@ -299,7 +303,7 @@ class BankingService(Service):
         """
         _positive(amount_minor)
         if freq not in FREQS:
-            raise ToolError("BAD_FREQ", f"freq must be one of {', '.join(FREQS)}, got {freq!r}")
+            raise ToolError("BAD_ARG", f"freq must be one of {', '.join(FREQS)}, got {freq!r}")
         start = _parse_date("start_date", start_date)
         if end_date and _parse_date("end_date", end_date) < start:
             raise ToolError("BAD_ARG", f"end_date {end_date} is before start_date {start_date}")
@@ -430,7 +434,7 @@ def _nonempty(name: str, value: str) -> None:
 
 def _positive(amount_minor: int) -> None:
     if amount_minor <= 0:
-        raise ToolError("BAD_AMOUNT", f"amount_minor must be a positive integer, got {amount_minor}")
+        raise ToolError("BAD_ARG", f"amount_minor must be a positive integer, got {amount_minor}")
 
 
 def _parse_date(name: str, value: str) -> date:
@@ -439,7 +443,7 @@ def _parse_date(name: str, value: str) -> date:
             return date.fromisoformat(value)
     except ValueError:
         pass
-    raise ToolError("BAD_DATE", f"{name} must be YYYY-MM-DD, got {value!r}")
+    raise ToolError("BAD_ARG", f"{name} must be YYYY-MM-DD, got {value!r}")
 
 
 def _mask(account_no: str) -> str:

@@ -11,6 +11,10 @@ Market orders, and limit orders whose limit crosses the last price, fill at once
 limit orders rest as ``pending`` (timeline mutations may fill them). Pending orders hold
 what they commit: a new buy must fit in cash minus the value of resting buy limits, a new
 sell in holdings minus resting sells. Order ids are ``ord_%08d`` from ``_counters``.
+
+Error codes come from the shared vocabulary (:data:`vibelife_env.errors.ERROR_CODES`): the
+upper-case form of the SPEC's, with every argument error ``BAD_ARG`` (the SPEC's ``INVALID_AMOUNT``,
+``BAD_SIDE``, ``BAD_ORDER_TYPE``).
 """
 
 from __future__ import annotations
@@ -215,9 +219,9 @@ class BrokerageService(Service):
         """
         account = self._tradable_account(account_id)
         if side not in SIDES:
-            raise ToolError("BAD_SIDE", f"side must be buy or sell, got {side!r}")
+            raise ToolError("BAD_ARG", f"side must be buy or sell, got {side!r}")
         if order_type not in ORDER_TYPES:
-            raise ToolError("BAD_ORDER_TYPE", f"order_type must be market or limit, got {order_type!r}")
+            raise ToolError("BAD_ARG", f"order_type must be market or limit, got {order_type!r}")
         if qty <= 0:
             raise ToolError("BAD_ARG", f"qty must be a positive whole number of shares, got {qty}")
         if tif not in TIFS:
@@ -291,7 +295,7 @@ class BrokerageService(Service):
             category: Only this category: money_market, bond, equity, mixed or index; omit for all.
         """
         if category is not None and category not in FUND_CATEGORIES:
-            raise ToolError("INVALID_AMOUNT", f"category must be one of {', '.join(FUND_CATEGORIES)}, got {category!r}")
+            raise ToolError("BAD_ARG", f"category must be one of {', '.join(FUND_CATEGORIES)}, got {category!r}")
         sql = (
             "SELECT fund_code, fund_name, category, current_nav_minor AS nav_minor, ytd_return_bp, risk_level "
             "FROM funds"
@@ -329,14 +333,14 @@ class BrokerageService(Service):
         account = self._tradable_account(account_id)
         fund = self._fund_row(fund_code)
         if amount_minor <= 0:
-            raise ToolError("INVALID_AMOUNT", f"amount_minor must be a positive integer, got {amount_minor}")
+            raise ToolError("BAD_ARG", f"amount_minor must be a positive integer, got {amount_minor}")
         self._require_cash(account, amount_minor)
         nav = int(fund["current_nav_minor"])
         if nav <= 0:
-            raise ToolError("INVALID_AMOUNT", f"fund {fund_code} has no NAV")
+            raise ToolError("BAD_ARG", f"fund {fund_code} has no NAV")
         units_milli = amount_minor * 1000 // nav // 10 * 10
         if units_milli <= 0:
-            raise ToolError("INVALID_AMOUNT", f"{amount_minor} buys less than 0.01 unit of {fund_code} at NAV {nav}")
+            raise ToolError("BAD_ARG", f"{amount_minor} buys less than 0.01 unit of {fund_code} at NAV {nav}")
         order_id = self._record_fund_order(account_id, fund_code, "buy", units_milli, nav)
         self._fill(account_id, fund_code, "buy", units_milli, nav)
         return {"order_id": order_id, "status": "filled", "units_acquired_milli": units_milli}
@@ -353,7 +357,7 @@ class BrokerageService(Service):
         self._tradable_account(account_id)
         fund = self._fund_row(fund_code)
         if units_milli <= 0:
-            raise ToolError("INVALID_AMOUNT", f"units_milli must be a positive integer, got {units_milli}")
+            raise ToolError("BAD_ARG", f"units_milli must be a positive integer, got {units_milli}")
         self._require_holding(account_id, fund_code, units_milli, f"{units_milli} milli-units")
         nav = int(fund["current_nav_minor"])
         order_id = self._record_fund_order(account_id, fund_code, "sell", units_milli, nav)

@@ -6,6 +6,10 @@ strings denote (a naive value is read in its calendar's time zone, a naive query
 the task's zone), so events seeded in ``Z`` and queried with ``+08:00`` still match.
 ``recurrence_rule`` is stored verbatim and never expanded. Event ids come from
 ``_counters`` (``evt_%08d``); audit times are ISO-8601 UTC with ``Z``.
+
+Error codes come from the shared vocabulary (:data:`vibelife_env.errors.ERROR_CODES`): the
+upper-case form of the SPEC's, with every argument error ``BAD_ARG`` (the SPEC's ``BAD_DATE``,
+``BAD_TIME_RANGE``).
 """
 
 from __future__ import annotations
@@ -15,12 +19,15 @@ from typing import Any
 
 from vibelife_env.clock import get_zone, parse_time
 from vibelife_env.services.base import Service, ToolError, schema_from, tool
+from vibelife_env.services.common import check_year, contains_pattern
 
 EVENT_STATUSES = ("confirmed", "tentative", "cancelled")
 RESPONSE_STATUSES = ("needsAction", "accepted", "declined", "tentative")
 REMINDER_METHODS = ("popup", "email")
 ORDER_BY = ("startTime", "updated")
 MAX_RESULTS_CAP = 500
+#: Latest reminder, in minutes before the event (four weeks, as in Google Calendar).
+MAX_REMINDER_MINUTES = 40_320
 
 
 class CalendarService(Service):
@@ -117,12 +124,13 @@ class CalendarService(Service):
         if not query:
             raise ToolError("BAD_ARG", "query is required")
         lo, hi = self._window(time_min, time_max)
-        like = f"%{query.lower()}%"
+        like = contains_pattern("query", query.lower())
         rows = self._event_rows(
-            "WHERE lower(coalesce(e.summary, '')) LIKE ? OR lower(coalesce(e.description, '')) LIKE ? "
-            "OR lower(coalesce(e.location, '')) LIKE ? OR EXISTS (SELECT 1 FROM attendees a "
-            "WHERE a.event_id = e.event_id AND (lower(a.email) LIKE ? OR lower(coalesce(a.name, '')) LIKE ?))",
-            (like,) * 5,
+            "WHERE lower(coalesce(e.summary, '')) LIKE ?1 ESCAPE '\\' OR lower(coalesce(e.description, '')) LIKE ?1 "
+            "ESCAPE '\\' OR lower(coalesce(e.location, '')) LIKE ?1 ESCAPE '\\' OR EXISTS (SELECT 1 FROM attendees a "
+            "WHERE a.event_id = e.event_id AND (lower(a.email) LIKE ?1 ESCAPE '\\' "
+            "OR lower(coalesce(a.name, '')) LIKE ?1 ESCAPE '\\'))",
+            (like,),
         )
         rows = [r for r in rows if _overlaps(r, lo, hi)]
         rows.sort(key=lambda r: (r["_start"], r["start_dt"], r["event_id"]))
@@ -319,15 +327,17 @@ class CalendarService(Service):
 def _parse(arg: str, value: str, naive_tz: tzinfo | None) -> datetime:
     """Parse an ISO 8601 argument; naive values are read in ``naive_tz``."""
     try:
-        return parse_time(value, naive_tz)
+        parsed = parse_time(value, naive_tz)
     except (TypeError, ValueError):
-        raise ToolError("BAD_DATE", f"{arg} is not an ISO 8601 datetime: {value!r}") from None
+        raise ToolError("BAD_ARG", f"{arg} is not an ISO 8601 datetime: {value!r}") from None
+    check_year(arg, parsed)
+    return parsed
 
 
 def _check_range(start: str, end: str, naive_tz: tzinfo | None) -> None:
     s, e = _parse("start", start, naive_tz), _parse("end", end, naive_tz)
     if e <= s:
-        raise ToolError("BAD_TIME_RANGE", f"end ({end}) must be strictly after start ({start})")
+        raise ToolError("BAD_ARG", f"end ({end}) must be strictly after start ({start})")
 
 
 def _zone(name: str | None, default: tzinfo | None) -> tzinfo:
@@ -386,12 +396,13 @@ def _reminders(items: list[dict[str, Any]]) -> list[tuple[str, int]]:
             )
         try:
             minutes = int(rem["minutes_before"])
-        except (TypeError, ValueError):
+        except (TypeError, ValueError, OverflowError):
             minutes = -1
-        if minutes < 0 or isinstance(rem["minutes_before"], bool):
+        if not 0 <= minutes <= MAX_REMINDER_MINUTES or isinstance(rem["minutes_before"], bool):
             raise ToolError(
                 "BAD_ARG",
-                f"reminders[{i}].minutes_before must be a non-negative integer, got {rem['minutes_before']!r}",
+                f"reminders[{i}].minutes_before must be an integer from 0 to {MAX_REMINDER_MINUTES}, "
+                f"got {rem['minutes_before']!r}",
             )
         out.append((method, minutes))
     return out

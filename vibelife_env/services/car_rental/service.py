@@ -2,7 +2,15 @@
 
 The public release ships no SPEC for this server; the surface below is derived from the
 reference ``car_rental_mock`` source (13 tools, same names, parameters and result
-shapes; lower-case error codes).
+shapes). Error codes come from the shared vocabulary (:data:`vibelife_env.errors.ERROR_CODES`): the
+upper-case form of the SPEC's, with every argument error ``BAD_ARG`` (the reference's
+lower-case codes, upper-cased).
+
+Where the release is lenient or silent: ``search_vehicle_offers`` (and
+``compare_energy_options``) take ``pickup_at``/``return_at`` as a date ``YYYY-MM-DD`` (every
+offer of that day) or any ISO-8601 time (offers at that instant, however its offset is
+written); the release matches the stored text exactly, so a date or another spelling
+silently finds nothing. Text that is neither is ``BAD_ARG`` naming the argument.
 """
 
 from __future__ import annotations
@@ -13,6 +21,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from vibelife_env.services.base import Service, ToolError, schema_from, tool
+from vibelife_env.services.common import dumps, loads, parse_date_arg, parse_datetime_arg
 
 ENERGY_TYPES = ("gasoline", "ev", "hybrid")
 PHASES = ("pickup", "return")
@@ -89,18 +98,24 @@ class CarRentalService(Service):
             if value:
                 where.append(sql)
                 params.append(value)
-        for value, column in ((pickup_at, "o.pickup_at"), (return_at, "o.return_at")):
-            if value:
-                where.append(f"substr({column}, 1, 10) = ?" if len(value) == 10 else f"{column} = ?")
-                params.append(value)
+        instants: dict[str, datetime] = {}
+        for arg, value in (("pickup_at", pickup_at), ("return_at", return_at)):
+            if not value:
+                continue
+            if len(value.strip()) == 10:  # a date: every offer of that (local) day
+                where.append(f"substr(o.{arg}, 1, 10) = ?")
+                params.append(parse_date_arg(arg, value.strip()).isoformat())
+            else:  # a time: the offers at that instant, whatever the offset is written as
+                instants[arg] = parse_datetime_arg(arg, value, self.now().tzinfo)
         rows = self.query(
             "SELECT o.* FROM rental_offers o JOIN vehicles v ON v.vehicle_id = o.vehicle_id "
             "JOIN rental_locations pl ON pl.location_id = o.pickup_location_id "
             "JOIN rental_locations rl ON rl.location_id = o.return_location_id "
-            f"WHERE {' AND '.join(where)} ORDER BY o.daily_price, v.energy_type, o.offer_id LIMIT ?",
-            [*params, max(1, min(max_results, 50))],
+            f"WHERE {' AND '.join(where)} ORDER BY o.daily_price, v.energy_type, o.offer_id",
+            params,
         )
-        offers = [self._offer_out(r) for r in rows]
+        rows = [r for r in rows if all(_parse_dt(r[arg], self.now()) == at for arg, at in instants.items())]
+        offers = [self._offer_out(r) for r in rows[: max(1, min(max_results, 50))]]
         return {"offers": offers, "count": len(offers)}
 
     @tool(read_only=True)
@@ -201,15 +216,15 @@ class CarRentalService(Service):
         offer = self._offer_row(offer_id)
         plan = self._insurance_row(insurance_plan_id)
         if not drivers:
-            raise ToolError("drivers_required", "at least one driver is required")
+            raise ToolError("BAD_ARG", "at least one driver is required")
         if not driver_user_id.strip():
             raise ToolError("BAD_ARG", "driver_user_id must not be empty")
         if (payment or {}).get("card_last4") == "0000":
-            raise ToolError("payment_declined", "card ending 0000 was declined")
+            raise ToolError("PAYMENT_DECLINED", "card ending 0000 was declined")
         if _parse_dt(offer["pickup_at"], self.now()) <= self.now():
-            raise ToolError("offer_expired", f"offer {offer_id} picked up at {offer['pickup_at']}, which has passed")
+            raise ToolError("OFFER_EXPIRED", f"offer {offer_id} picked up at {offer['pickup_at']}, which has passed")
         if int(offer["inventory_remaining"]) <= 0:
-            raise ToolError("inventory_gone", f"no car left on offer {offer_id}")
+            raise ToolError("INVENTORY_GONE", f"no car left on offer {offer_id}")
         days = _rental_days(offer["pickup_at"], offer["return_at"])
         total = round(
             (float(offer["daily_price"]) + float(plan["daily_price"])) * days + float(offer["one_way_fee"]), 2
@@ -221,7 +236,7 @@ class CarRentalService(Service):
             "INSERT INTO bookings (booking_ref, user_id, offer_id, insurance_plan_id, status, estimated_total, currency, "
             "created_at, drivers_json, contact_json, payment_json, history_json) VALUES (?, ?, ?, ?, 'held', ?, ?, ?, ?, ?, ?, ?)",
             (ref, driver_user_id, offer_id, insurance_plan_id, total, offer["currency"], now,
-             _dumps(drivers), _dumps(contact), _dumps(payment or {}), _dumps(history)),
+             dumps(drivers), dumps(contact), dumps(payment or {}), dumps(history)),
         )  # fmt: skip
         self.execute(
             "UPDATE rental_offers SET inventory_remaining = inventory_remaining - 1 WHERE offer_id = ?", (offer_id,)
@@ -278,7 +293,7 @@ class CarRentalService(Service):
         row = self._booking_row(booking_ref)
         expected = "held" if phase == "pickup" else "picked_up"
         if row["status"] != expected:
-            raise ToolError("invalid_state", f"booking {booking_ref} is {row['status']}; {phase} needs {expected}")
+            raise ToolError("BAD_STATE", f"booking {booking_ref} is {row['status']}; {phase} needs {expected}")
         now = self.now_iso()
         condition = {
             "phase": phase,
@@ -304,7 +319,7 @@ class CarRentalService(Service):
         column = "pickup_condition_json" if phase == "pickup" else "return_condition_json"
         self.execute(
             f"UPDATE bookings SET {column} = ?, history_json = ?, status = ?, estimated_total = ? WHERE booking_ref = ?",
-            (_dumps(condition), _dumps(history), status, total, booking_ref),
+            (dumps(condition), dumps(history), status, total, booking_ref),
         )
         return {"booking_ref": booking_ref, "status": status, "condition": condition}
 
@@ -354,7 +369,7 @@ class CarRentalService(Service):
         row = self.require(
             "SELECT * FROM incident_reports WHERE incident_id = ?",
             (incident_id,),
-            "incident_not_found",
+            "INCIDENT_NOT_FOUND",
             f"no incident {incident_id!r}",
         )
         return {**row, "safe_to_drive": bool(row["safe_to_drive"])}
@@ -386,8 +401,8 @@ class CarRentalService(Service):
             "status": booking["status"],
             "return_location": _location_out(self._location_row(offer["return_location_id"])),
             "return_at": offer["return_at"],
-            "requirements": _loads(offer["return_requirements_json"], {}),
-            "energy_policy": _loads(offer["energy_policy_json"], {}),
+            "requirements": loads(offer["return_requirements_json"], {}),
+            "energy_policy": loads(offer["energy_policy_json"], {}),
             "open_incidents": self.list_incident_reports(booking_ref)["incidents"],
         }
 
@@ -399,7 +414,7 @@ class CarRentalService(Service):
         return {
             "policies": [
                 {k: r[k] for k in ("policy_id", "name", "applies_to", "source_url")}
-                | {"detail": _loads(r["detail_json"], {})}
+                | {"detail": loads(r["detail_json"], {})}
                 for r in rows
             ]
         }
@@ -414,7 +429,7 @@ class CarRentalService(Service):
         """
         stops = []
         for r in self.query("SELECT * FROM energy_stops ORDER BY city, name"):
-            types = _loads(r["energy_types_json"], [])
+            types = loads(r["energy_types_json"], [])
             if city and r["city"].casefold() != city.casefold():
                 continue
             if energy_type and energy_type not in types:
@@ -426,7 +441,7 @@ class CarRentalService(Service):
                     "city": r["city"],
                     "geo": {"lat": r["lat"], "lng": r["lng"]},
                     "energy_types": types,
-                    "hours": _loads(r["hours_json"], {}),
+                    "hours": loads(r["hours_json"], {}),
                     "wait_risk": r["wait_risk"],
                     "notes": r["notes"],
                     "source_url": r["source_url"],
@@ -448,7 +463,7 @@ class CarRentalService(Service):
             history.append({"at": deadline.isoformat(), "event": "NO_SHOW", "detail": "not picked up within 24 h"})
             self.execute(
                 "UPDATE bookings SET status = 'no_show', history_json = ? WHERE booking_ref = ?",
-                (_dumps(history), b["booking_ref"]),
+                (dumps(history), b["booking_ref"]),
             )
             self.execute(
                 "UPDATE rental_offers SET inventory_remaining = inventory_remaining + 1 WHERE offer_id = ?",
@@ -475,8 +490,8 @@ class CarRentalService(Service):
                 "insurance_not_included": True,
             },
             "included_km_per_day": row["included_km_per_day"],
-            "energy_policy": _loads(row["energy_policy_json"], {}),
-            "return_requirements": _loads(row["return_requirements_json"], {}),
+            "energy_policy": loads(row["energy_policy_json"], {}),
+            "return_requirements": loads(row["return_requirements_json"], {}),
             "inventory_remaining": row["inventory_remaining"],
             "cancellation_policy": row["cancellation_policy"],
             "source_url": row["source_url"],
@@ -494,18 +509,18 @@ class CarRentalService(Service):
             "created_at": row["created_at"],
         }
         if not brief:
-            out["drivers"] = _loads(row["drivers_json"], [])
-            out["contact"] = _loads(row["contact_json"], {})
-            out["history"] = _loads(row["history_json"], [])
-            out["pickup_condition"] = _loads(row["pickup_condition_json"], None)
-            out["return_condition"] = _loads(row["return_condition_json"], None)
+            out["drivers"] = loads(row["drivers_json"], [])
+            out["contact"] = loads(row["contact_json"], {})
+            out["history"] = loads(row["history_json"], [])
+            out["pickup_condition"] = loads(row["pickup_condition_json"], None)
+            out["return_condition"] = loads(row["return_condition_json"], None)
         return out
 
     def _offer_row(self, offer_id: str) -> dict[str, Any]:
         return self.require(
             "SELECT * FROM rental_offers WHERE offer_id = ?",
             (offer_id,),
-            "offer_not_found",
+            "OFFER_NOT_FOUND",
             f"no rental offer {offer_id!r}",
         )
 
@@ -513,7 +528,7 @@ class CarRentalService(Service):
         return self.require(
             "SELECT * FROM insurance_plans WHERE plan_id = ?",
             (plan_id,),
-            "insurance_plan_not_found",
+            "INSURANCE_PLAN_NOT_FOUND",
             f"no insurance plan {plan_id!r}",
         )
 
@@ -521,7 +536,7 @@ class CarRentalService(Service):
         return self.require(
             "SELECT * FROM bookings WHERE booking_ref = ?",
             (booking_ref,),
-            "booking_not_found",
+            "BOOKING_NOT_FOUND",
             f"no rental booking {booking_ref!r}",
         )
 
@@ -529,7 +544,7 @@ class CarRentalService(Service):
         return self.require(
             "SELECT * FROM rental_locations WHERE location_id = ?",
             (location_id,),
-            "location_not_found",
+            "LOCATION_NOT_FOUND",
             f"no location {location_id!r}",
         )
 
@@ -553,7 +568,7 @@ def _location_out(row: dict[str, Any]) -> dict[str, Any]:
         "city": row["city"],
         "address": row["address"],
         "geo": {"lat": row["lat"], "lng": row["lng"]},
-        "hours": _loads(row["hours_json"], {}),
+        "hours": loads(row["hours_json"], {}),
         "notes": row["notes"],
         "source_url": row["source_url"],
     }
@@ -565,7 +580,7 @@ def _insurance_out(row: dict[str, Any]) -> dict[str, Any]:
         "name": row["name"],
         "daily_price": row["daily_price"],
         "currency": row["currency"],
-        "coverage": _loads(row["coverage_json"], {}),
+        "coverage": loads(row["coverage_json"], {}),
         "notes": row["notes"],
     }
 
@@ -587,16 +602,3 @@ def _energy_notes(energy: str, range_km: float | None, route_km: float) -> list[
         "Fuel cost varies with air conditioning, detours and traffic.",
         "Refuel before return as the offer requires.",
     ]
-
-
-def _loads(raw: Any, default: Any) -> Any:
-    if not raw:
-        return default
-    try:
-        return json.loads(raw)
-    except (TypeError, json.JSONDecodeError):
-        return default
-
-
-def _dumps(value: Any) -> str:
-    return json.dumps(value, ensure_ascii=False)

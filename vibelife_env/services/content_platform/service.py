@@ -14,6 +14,9 @@ note under that topic (``note_topics``) and bumps the topic's ``note_count``.
 ``_counters`` (``note_%08d``, ``cmt_%08d``); new edges and comments are stamped ISO-8601
 UTC with ``Z`` and new notes carry the local publication date ``YYYY-MM-DD``, all from the
 virtual clock. Seeds may mix dates and offset timestamps; time orderings compare instants.
+
+Error codes come from the shared vocabulary (:data:`vibelife_env.errors.ERROR_CODES`): the
+upper-case form of the SPEC's, with every argument error ``BAD_ARG``.
 """
 
 from __future__ import annotations

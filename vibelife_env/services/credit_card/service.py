@@ -10,6 +10,14 @@ credit, the open statement and the ledgers consistent.
 "Today" is the task-local date of the virtual clock; stored instants are UTC with ``Z``.
 Ids come from ``_counters``: ``pay_YYYYMMDD_%06d``, ``dsp_YYYYMMDD_%06d``, ``ln_%08d``,
 ``tx_%08d``, ``rwl_%08d``.
+
+Error codes come from the shared vocabulary (:data:`vibelife_env.errors.ERROR_CODES`): the
+upper-case form of the SPEC's, with every argument error ``BAD_ARG`` (the SPEC's ``INVALID_AMOUNT``,
+``BAD_REDEMPTION``).
+
+Where the release is lenient: ``list_disputes`` with an unknown ``status_filter`` (e.g.
+``"open"``) returns ``BAD_ARG`` listing the accepted statuses instead of the release's empty
+list, which would read as "no such disputes"; use ``under_review`` for open disputes.
 """
 
 from __future__ import annotations
@@ -205,7 +213,7 @@ class CreditCardService(Service):
             source_hint: Where the money comes from, e.g. ``acct_checking_main`` (recorded, not validated).
         """
         if amount_minor <= 0:
-            raise ToolError("INVALID_AMOUNT", f"amount_minor must be a positive integer, got {amount_minor}")
+            raise ToolError("BAD_ARG", f"amount_minor must be a positive integer, got {amount_minor}")
         card = self._card_row(card_id)
         statement_balance = int(card["statement_balance_minor"])
         unbilled_balance = int(card["unbilled_balance_minor"])
@@ -344,9 +352,7 @@ class CreditCardService(Service):
         code = redemption_code.strip().upper()
         meta = REDEMPTIONS.get(code)
         if meta is None:
-            raise ToolError(
-                "BAD_REDEMPTION", f"unknown redemption_code {redemption_code!r}; valid: {', '.join(REDEMPTIONS)}"
-            )
+            raise ToolError("BAD_ARG", f"unknown redemption_code {redemption_code!r}; valid: {', '.join(REDEMPTIONS)}")
         bal = self.query_one("SELECT points_balance FROM rewards_balances WHERE card_id = ?", (card_id,))
         current = int(bal["points_balance"]) if bal else 0
         cost = int(meta["points"])

@@ -13,8 +13,11 @@ from typing import Any
 
 from vibelife_env.clock import parse_time
 from vibelife_env.services.base import ToolError
+from vibelife_env.services.common import check_year, loads
 
 SERVICE_TYPES = ("standard", "express", "same_day")
+#: Heaviest parcel a courier takes, in kilograms.
+MAX_WEIGHT_KG = 1000
 TIME_WINDOWS = ("morning", "afternoon", "evening", "anytime")
 CHANNELS = ("email", "sms", "webhook")
 ISSUE_TYPES = ("lost", "damaged", "wrong_address", "missing_item", "delivery_failed")
@@ -77,28 +80,28 @@ def check_address(addr: dict[str, Any], label: str) -> dict[str, Any]:
     for key in ADDRESS_FIELDS:
         value = addr.get(key)
         if not isinstance(value, str) or not value.strip():
-            raise ToolError("BAD_ADDRESS", f"{label}.{key} is required (a non-empty string)")
+            raise ToolError("BAD_ARG", f"{label}.{key} is required (a non-empty string)")
     return addr
 
 
 def check_service_type(service_type: str) -> None:
     if service_type not in SERVICE_TYPES:
-        raise ToolError(
-            "BAD_SERVICE_TYPE", f"service_type must be one of {', '.join(SERVICE_TYPES)}, got {service_type!r}"
-        )
+        raise ToolError("BAD_ARG", f"service_type must be one of {', '.join(SERVICE_TYPES)}, got {service_type!r}")
 
 
 def check_weight(weight_kg: float) -> float:
-    if weight_kg <= 0:
-        raise ToolError("BAD_ARG", f"weight_kg must be positive, got {weight_kg}")
+    if not 0 < weight_kg <= MAX_WEIGHT_KG:
+        raise ToolError("BAD_ARG", f"weight_kg must be more than 0 and at most {MAX_WEIGHT_KG}, got {weight_kg}")
     return float(weight_kg)
 
 
 def parse_day(value: str, arg: str) -> date:
     try:
-        return date.fromisoformat(value[:10])
+        day = date.fromisoformat(value[:10])
     except ValueError:
-        raise ToolError("BAD_DATE", f"{arg} must start with a YYYY-MM-DD date, got {value!r}") from None
+        raise ToolError("BAD_ARG", f"{arg} must start with a YYYY-MM-DD date, got {value!r}") from None
+    check_year(arg, day)
+    return day
 
 
 # ------------------------------------------------------------------ pricing
@@ -109,13 +112,6 @@ def summary(addr: dict[str, Any]) -> str:
 
 def address_json(addr: dict[str, Any]) -> str:
     return json.dumps(addr, ensure_ascii=False, sort_keys=True)
-
-
-def loads(raw: Any, default: Any) -> Any:
-    try:
-        return json.loads(raw) if raw else default
-    except (TypeError, json.JSONDecodeError):
-        return default
 
 
 def fee_minor(service_type: str, weight_kg: float) -> int:

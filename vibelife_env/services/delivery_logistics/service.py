@@ -15,6 +15,10 @@ Semantics:
   * Address changes and cancellation are possible only before the parcel leaves the
     origin hub; rescheduling only while it is in transit, out for delivery or held.
   * Every change fans out one ``notifications_outbox`` row per active subscription.
+
+Error codes come from the shared vocabulary (:data:`vibelife_env.errors.ERROR_CODES`): the
+upper-case form of the SPEC's, with every argument error ``BAD_ARG`` (the SPEC's ``BAD_ADDRESS``,
+``BAD_SERVICE_TYPE``, ``BAD_DATE``) and ``BAD_STATE`` for its ``INVALID_STATUS_FOR_OP``.
 """
 
 from __future__ import annotations
@@ -25,6 +29,7 @@ from typing import Any
 
 from vibelife_env.clock import parse_time
 from vibelife_env.services.base import Service, ToolError, schema_from, tool
+from vibelife_env.services.common import check_year, loads
 from vibelife_env.services.delivery_logistics import _courier as courier
 from vibelife_env.services.delivery_logistics._courier import (
     CHANNELS,
@@ -62,8 +67,8 @@ class DeliveryLogisticsService(Service):
             "carrier": row["carrier"],
             "status": status,
             "latest_event": events[-1] if events else None,
-            "origin": courier.summary(courier.loads(row["sender_json"], {})),
-            "destination": courier.summary(courier.loads(row["recipient_json"], {})),
+            "origin": courier.summary(loads(row["sender_json"], {})),
+            "destination": courier.summary(loads(row["recipient_json"], {})),
             "eta_date": row["eta_date"],
             "events": events,
         }
@@ -98,8 +103,8 @@ class DeliveryLogisticsService(Service):
                     "carrier": row["carrier"],
                     "service_level": row["service_level"],
                     "status": status,
-                    "origin": courier.summary(courier.loads(row["sender_json"], {})),
-                    "destination": courier.summary(courier.loads(row["recipient_json"], {})),
+                    "origin": courier.summary(loads(row["sender_json"], {})),
+                    "destination": courier.summary(loads(row["recipient_json"], {})),
                     "weight_kg": float(row["weight_kg"]),
                     "fee_minor": int(row["fee_minor"]),
                     "created_at": row["created_at"],
@@ -200,7 +205,7 @@ class DeliveryLogisticsService(Service):
         now = self.now()
         day = courier.parse_day(scheduled_at, "scheduled_at")
         if day < now.date():
-            raise ToolError("BAD_DATE", f"scheduled_at {scheduled_at!r} is in the past (today is {now.date()})")
+            raise ToolError("BAD_ARG", f"scheduled_at {scheduled_at!r} is in the past (today is {now.date()})")
         pickup_at = self._pickup_time(scheduled_at, now)
         carrier, level = courier.carriers(service_type, pickup_addr, dest_addr, weight)[0]
         fee = courier.fee_minor(service_type, weight)
@@ -247,15 +252,15 @@ class DeliveryLogisticsService(Service):
             raise ToolError("BAD_ARG", f"time_window must be one of {', '.join(TIME_WINDOWS)}, got {time_window!r}")
         day = courier.parse_day(new_date, "new_date")
         if len(new_date) != 10:
-            raise ToolError("BAD_DATE", f"new_date must be YYYY-MM-DD, got {new_date!r}")
+            raise ToolError("BAD_ARG", f"new_date must be YYYY-MM-DD, got {new_date!r}")
         row = self._settle(tracking_no)
         if row["status"] not in RESCHEDULE_ALLOWED:
             raise ToolError(
-                "INVALID_STATUS_FOR_OP",
+                "BAD_STATE",
                 f"shipment {tracking_no} is {row['status']}; only {', '.join(RESCHEDULE_ALLOWED)} can be rescheduled",
             )
         if day < self.now().date():
-            raise ToolError("BAD_DATE", f"new_date {new_date} is in the past (today is {self.now().date()})")
+            raise ToolError("BAD_ARG", f"new_date {new_date} is in the past (today is {self.now().date()})")
         code = courier.confirmation_code(row["shipment_id"], new_date, time_window)
         stamp = self.now_iso()
         if row["status"] == "out_for_delivery" and day > self.now().date() and self._plan(row["shipment_id"]):
@@ -266,7 +271,7 @@ class DeliveryLogisticsService(Service):
         self.execute(
             "UPDATE _courier_plan SET time_window = ? WHERE shipment_id = ?", (time_window, row["shipment_id"])
         )
-        self._add_event(row["shipment_id"], stamp, courier.summary(courier.loads(row["recipient_json"], {})),
+        self._add_event(row["shipment_id"], stamp, courier.summary(loads(row["recipient_json"], {})),
                         "reschedule", f"Delivery rescheduled to {new_date} ({time_window}); ref {code}")  # fmt: skip
         self._fanout(row["shipment_id"], {"kind": "reschedule", "tracking_no": tracking_no, "new_eta_date": new_date,
                                           "time_window": time_window, "confirmation_code": code})  # fmt: skip
@@ -312,7 +317,7 @@ class DeliveryLogisticsService(Service):
                      (reason, stamp, row["shipment_id"]))  # fmt: skip
         self.execute("UPDATE pickups SET status = 'cancelled' WHERE shipment_id = ? AND status = 'pending'",
                      (row["shipment_id"],))  # fmt: skip
-        self._add_event(row["shipment_id"], stamp, courier.summary(courier.loads(row["sender_json"], {})),
+        self._add_event(row["shipment_id"], stamp, courier.summary(loads(row["sender_json"], {})),
                         "cancelled", f"Shipment cancelled by sender: {reason}")  # fmt: skip
         self._fanout(row["shipment_id"], {"kind": "cancelled", "tracking_no": tracking_no, "reason": reason})
         return {"tracking_no": tracking_no, "shipment_id": row["shipment_id"], "status": "cancelled",
@@ -435,8 +440,8 @@ class DeliveryLogisticsService(Service):
 
     def _shipment(self, row: dict[str, Any]) -> dict[str, Any]:
         events, status = self._events(row)
-        sender = courier.loads(row["sender_json"], {})
-        recipient = courier.loads(row["recipient_json"], {})
+        sender = loads(row["sender_json"], {})
+        recipient = loads(row["recipient_json"], {})
         subs = self.query(
             "SELECT subscription_id, channel, target, active FROM status_subscriptions WHERE shipment_id = ? "
             "ORDER BY created_at, subscription_id",
@@ -452,7 +457,7 @@ class DeliveryLogisticsService(Service):
             "sender": sender,
             "recipient": recipient,
             "weight_kg": float(row["weight_kg"]),
-            "dimensions": courier.loads(row["dimensions_json"], {}),
+            "dimensions": loads(row["dimensions_json"], {}),
             "declared_value_minor": int(row["declared_value_minor"]),
             "fee_minor": int(row["fee_minor"]),
             "created_at": row["created_at"],
@@ -508,6 +513,7 @@ class DeliveryLogisticsService(Service):
                 when = parse_time(scheduled_at, now.tzinfo)
             except ValueError:
                 raise ToolError(
-                    "BAD_DATE", f"scheduled_at must be YYYY-MM-DD or YYYY-MM-DDTHH:MM[:SS], got {scheduled_at!r}"
+                    "BAD_ARG", f"scheduled_at must be YYYY-MM-DD or YYYY-MM-DDTHH:MM[:SS], got {scheduled_at!r}"
                 ) from None
+            check_year("scheduled_at", when)
         return max(when, now).isoformat(timespec="seconds")

@@ -14,6 +14,13 @@ Semantics:
   * ``cancel_order`` is allowed while ``pending_payment``/``paid`` and restocks.
   * ``request_refund`` needs an eligible status and at most 7 calendar days since
     ``placed_at``; the order becomes ``refund_requested``.
+
+Error codes come from the shared vocabulary (:data:`vibelife_env.errors.ERROR_CODES`): the
+upper-case form of the SPEC's, with every argument error ``BAD_ARG``.
+
+Where the release is lenient: ``search_products`` with an unknown ``filters`` key (say
+``color``) returns ``BAD_ARG`` naming the supported keys; the release ignores the key and
+returns unfiltered results an agent would take as filtered.
 """
 
 from __future__ import annotations
@@ -23,6 +30,7 @@ from datetime import date
 from typing import Any
 
 from vibelife_env.services.base import Service, ToolError, schema_from, tool
+from vibelife_env.services.common import contains_pattern
 from vibelife_env.services.ecommerce import _rules as rules
 from vibelife_env.services.ecommerce._rules import (
     CANCELABLE_STATUSES,
@@ -78,8 +86,8 @@ class EcommerceService(Service):
 
         sql, params = "SELECT * FROM products WHERE 1 = 1", []
         if query.strip():
-            like = f"%{query.strip()}%"
-            sql += " AND (title LIKE ? OR brand LIKE ? OR description LIKE ?)"
+            like = contains_pattern("query", query.strip())
+            sql += " AND (title LIKE ? ESCAPE '\\' OR brand LIKE ? ESCAPE '\\' OR description LIKE ? ESCAPE '\\')"
             params += [like, like, like]
         if category:
             sql += " AND category = ?"

@@ -48,9 +48,9 @@ def folder_name(value: str | None, arg: str = "folder_name") -> str:
     if not name:
         raise ToolError("BAD_ARG", f"{arg} is required")
     if len(name) > MAX_FOLDER_NAME:
-        raise ToolError("VALIDATION_ERROR", f"{arg} {name[:20]!r}... is longer than {MAX_FOLDER_NAME} characters")
+        raise ToolError("BAD_ARG", f"{arg} {name[:20]!r}... is longer than {MAX_FOLDER_NAME} characters")
     if not name.isprintable():
-        raise ToolError("VALIDATION_ERROR", f"{arg} {name!r} contains control characters")
+        raise ToolError("BAD_ARG", f"{arg} {name!r} contains control characters")
     return name
 
 
@@ -59,7 +59,7 @@ def search_query(value: str) -> str:
     if not query:
         raise ToolError("BAD_ARG", "query must not be empty")
     if len(query) > MAX_QUERY:
-        raise ToolError("VALIDATION_ERROR", f"query is longer than {MAX_QUERY} characters")
+        raise ToolError("BAD_ARG", f"query is longer than {MAX_QUERY} characters")
     return query
 
 
@@ -98,7 +98,7 @@ def checked_addrs(value: str | None, arg: str, *, required: bool = False) -> lis
         raise ToolError("BAD_ARG", f"`{arg}` is required: give at least one recipient address")
     for addr in addrs:
         if "@" not in addr:
-            raise ToolError("VALIDATION_ERROR", f"{arg} entry {addr!r} is not an email address")
+            raise ToolError("BAD_ARG", f"{arg} entry {addr!r} is not an email address")
     return addrs
 
 

@@ -14,6 +14,9 @@ folder names may be any printable text (seeds use ``Insurance & HSA``); negative
 (used by timeline-materialised mail) are readable; search treats ``%``/``_`` literally;
 listings sort by the instant a ``date`` denotes, whatever its UTC offset; a failing call
 changes nothing.
+
+Error codes come from the shared vocabulary (:data:`vibelife_env.errors.ERROR_CODES`): the
+upper-case form of the SPEC's, with every argument error ``BAD_ARG`` (the SPEC's ``VALIDATION_ERROR``).
 """
 
 from __future__ import annotations
@@ -646,8 +649,10 @@ class EmailService(Service):
         raw = _store.read_file(self, import_path)
         try:
             payload = json.loads(raw.decode("utf-8"))
-        except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-            raise ToolError("FILE_ERROR", f"could not parse {import_path}: {exc}") from None
+        except json.JSONDecodeError as exc:
+            raise ToolError("FILE_ERROR", f"could not parse {import_path!r}: {exc.msg} at position {exc.pos}") from None
+        except (ValueError, RecursionError):  # not UTF-8, a number too long, nesting too deep
+            raise ToolError("FILE_ERROR", f"could not parse {import_path!r}: not readable UTF-8 JSON") from None
         emails = payload.get("emails") if isinstance(payload, dict) else None
         if not isinstance(emails, list):
             raise ToolError("FILE_ERROR", f"import file {import_path} has no 'emails' list")
@@ -662,7 +667,8 @@ class EmailService(Service):
             except (ToolError, TypeError, ValueError, AttributeError) as exc:
                 self.execute("ROLLBACK TO email_import_one")
                 ref = item.get("email_id") if isinstance(item, dict) else None
-                failed.append({"email": ref, "error": getattr(exc, "message", str(exc))})
+                reason = exc.message if isinstance(exc, ToolError) else "malformed email record"
+                failed.append({"email": ref, "error": reason})
             else:
                 imported.append(str(new_id))
                 folder_stats[name] = folder_stats.get(name, 0) + 1

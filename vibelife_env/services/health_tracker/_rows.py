@@ -31,12 +31,12 @@ LEVEL_GOALS = ("weight", "body_fat", "heart_rate", "blood_pressure", "sleep_minu
 
 def check_type(metric_type: str) -> None:
     if metric_type not in METRIC_TYPES:
-        raise ToolError("BAD_TYPE", f"type must be one of {METRIC_TYPES}, got {metric_type!r}")
+        raise ToolError("BAD_ARG", f"type must be one of {METRIC_TYPES}, got {metric_type!r}")
 
 
 def check_user(user_id: str) -> None:
     if not user_id.strip():
-        raise ToolError("BAD_VALUE", "user_id is required")
+        raise ToolError("BAD_ARG", "user_id is required")
 
 
 def parse_day(value: str, name: str = "date") -> date:
@@ -55,7 +55,7 @@ def check_timestamp(value: str, name: str) -> None:
 
 
 def _bad_date(name: str, value: str) -> date:
-    raise ToolError("BAD_DATE", f"{name} must be ISO-8601 (YYYY-MM-DD for dates), got {value!r}")
+    raise ToolError("BAD_ARG", f"{name} must be ISO-8601 (YYYY-MM-DD for dates), got {value!r}")
 
 
 def shift(day: date, days: int) -> str:

@@ -10,8 +10,10 @@ Safety: tools only record and describe data. ``list_health_alerts`` flags readin
 a typical reference range with neutral wording and never diagnoses or advises.
 
 Ids come from ``_counters`` (``met_%08d``, ``wkt_%06d``, ``goal_%06d``, ``nut_%08d``).
-Error codes: ``BAD_TYPE``, ``BAD_PERIOD``, ``BAD_DATE``, ``BAD_VALUE``,
-``METRIC_NOT_FOUND``, ``WORKOUT_NOT_FOUND``, ``GOAL_NOT_FOUND``, ``BAD_ARG``.
+Error codes come from the shared vocabulary (:data:`vibelife_env.errors.ERROR_CODES`): the
+upper-case form of the SPEC's, with every argument error ``BAD_ARG`` (the SPEC's
+``BAD_TYPE``, ``BAD_PERIOD``, ``BAD_DATE``, ``BAD_VALUE``). Besides it:
+``METRIC_NOT_FOUND``, ``WORKOUT_NOT_FOUND``, ``GOAL_NOT_FOUND``.
 """
 
 from __future__ import annotations
@@ -119,7 +121,7 @@ class HealthTrackerService(Service):
         R.check_user(user_id)
         R.check_type(type)
         if period not in R.SUMMARY_DAYS:
-            raise ToolError("BAD_PERIOD", f"period must be one of {tuple(R.SUMMARY_DAYS)}, got {period!r}")
+            raise ToolError("BAD_ARG", f"period must be one of {tuple(R.SUMMARY_DAYS)}, got {period!r}")
         today = self._today()
         start = R.shift(today, -(R.SUMMARY_DAYS[period] - 1))
         rows = self.query(
@@ -173,12 +175,12 @@ class HealthTrackerService(Service):
         """
         R.check_user(user_id)
         if not type.strip():
-            raise ToolError("BAD_VALUE", "type is required (e.g. run, gym, cycling, swim, yoga)")
+            raise ToolError("BAD_ARG", "type is required (e.g. run, gym, cycling, swim, yoga)")
         if duration_min <= 0:
-            raise ToolError("BAD_VALUE", f"duration_min must be a positive integer, got {duration_min}")
+            raise ToolError("BAD_ARG", f"duration_min must be a positive integer, got {duration_min}")
         for name, v in (("calories", calories), ("distance_m", distance_m)):
             if v is not None and v < 0:
-                raise ToolError("BAD_VALUE", f"{name} must be >= 0, got {v}")
+                raise ToolError("BAD_ARG", f"{name} must be >= 0, got {v}")
         R.check_timestamp(started_at, "started_at")
         workout_id = self.mint_id("wkt_{:06d}", "workout_seq", "workouts", "workout_id")
         self.execute(
@@ -284,11 +286,11 @@ class HealthTrackerService(Service):
         """
         R.check_user(user_id)
         if not type.strip():
-            raise ToolError("BAD_VALUE", "type is required (e.g. weight, run_distance, steps)")
+            raise ToolError("BAD_ARG", "type is required (e.g. weight, run_distance, steps)")
         if period not in R.GOAL_PERIODS:
-            raise ToolError("BAD_PERIOD", f"period must be one of {R.GOAL_PERIODS}, got {period!r}")
+            raise ToolError("BAD_ARG", f"period must be one of {R.GOAL_PERIODS}, got {period!r}")
         if direction not in R.GOAL_DIRECTIONS:
-            raise ToolError("BAD_VALUE", f"direction must be one of {R.GOAL_DIRECTIONS}, got {direction!r}")
+            raise ToolError("BAD_ARG", f"direction must be one of {R.GOAL_DIRECTIONS}, got {direction!r}")
         start = R.parse_day(start_date, "start_date").isoformat() if start_date else self._today().isoformat()
         goal_id = self.mint_id("goal_{:06d}", "goal_seq", "goals", "goal_id")
         self.execute(
@@ -308,7 +310,7 @@ class HealthTrackerService(Service):
         """
         R.check_user(user_id)
         if status is not None and status not in R.GOAL_STATUSES:
-            raise ToolError("BAD_VALUE", f"status must be one of {R.GOAL_STATUSES}, got {status!r}")
+            raise ToolError("BAD_ARG", f"status must be one of {R.GOAL_STATUSES}, got {status!r}")
         sql, params = "SELECT * FROM goals WHERE user_id = ?", [user_id]
         if status is not None:
             sql += " AND status = ?"
@@ -389,12 +391,12 @@ class HealthTrackerService(Service):
         """
         R.check_user(user_id)
         if meal not in R.MEALS:
-            raise ToolError("BAD_VALUE", f"meal must be one of {R.MEALS}, got {meal!r}")
+            raise ToolError("BAD_ARG", f"meal must be one of {R.MEALS}, got {meal!r}")
         if calories < 0:
-            raise ToolError("BAD_VALUE", f"calories must be a non-negative integer, got {calories}")
+            raise ToolError("BAD_ARG", f"calories must be a non-negative integer, got {calories}")
         for name, v in (("protein_g", protein_g), ("carbs_g", carbs_g), ("fat_g", fat_g)):
             if v is not None and v < 0:
-                raise ToolError("BAD_VALUE", f"{name} must be >= 0, got {v}")
+                raise ToolError("BAD_ARG", f"{name} must be >= 0, got {v}")
         R.check_timestamp(logged_at, "logged_at")
         nutrition_id = self.mint_id("nut_{:08d}", "nutrition_seq", "nutrition_logs", "nutrition_id")
         self.execute(
@@ -525,5 +527,5 @@ class HealthTrackerService(Service):
 
 def _limit(limit: int, cap: int) -> int:
     if limit < 1:
-        raise ToolError("BAD_VALUE", f"limit must be >= 1, got {limit}")
+        raise ToolError("BAD_ARG", f"limit must be >= 1, got {limit}")
     return min(limit, cap)

@@ -8,14 +8,17 @@ seeker cannot promote it. Recruiters never auto-reply. Salaries are integer mino
 (fen) of monthly base pay; ``posted_at`` is ``YYYY-MM-DD``; timestamps are ISO-8601 UTC
 with ``Z`` on the virtual clock. Ids come from ``_counters`` (``resume_%06d``,
 ``app_%06d``, ``chat_%06d``, ``msg_%08d``, ``alert_%06d``).
+
+Error codes come from the shared vocabulary (:data:`vibelife_env.errors.ERROR_CODES`): the
+upper-case form of the SPEC's, with every argument error ``BAD_ARG``.
 """
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from vibelife_env.services.base import Service, ToolError, schema_from, tool
+from vibelife_env.services.common import contains_pattern, parse_json_arg
 from vibelife_env.services.job_board import _rows
 from vibelife_env.services.job_board._rows import (
     APPLICATION_SELECT,
@@ -75,8 +78,11 @@ class JobBoardService(Service):
         _check_limit(limit)
         sql, params = JOB_SELECT + " WHERE j.status = 'open'", []
         if keyword:
-            like = f"%{keyword}%"
-            sql += " AND (j.title LIKE ? OR j.jd LIKE ? OR j.requirements LIKE ? OR IFNULL(j.tags, '') LIKE ?)"
+            like = contains_pattern("keyword", keyword)
+            sql += (
+                " AND (j.title LIKE ? ESCAPE '\\' OR j.jd LIKE ? ESCAPE '\\' OR j.requirements LIKE ? ESCAPE '\\'"
+                " OR IFNULL(j.tags, '') LIKE ? ESCAPE '\\')"
+            )
             params += [like] * 4
         for column, value in (
             ("city", city),
@@ -437,10 +443,7 @@ class JobBoardService(Service):
         _check_user(user_id)
         if not query_json.strip():
             raise ToolError("BAD_ARG", "query_json must not be empty")
-        try:
-            json.loads(query_json)
-        except json.JSONDecodeError as exc:
-            raise ToolError("BAD_ARG", f"query_json is not valid JSON: {exc.msg}") from None
+        parse_json_arg("query_json", query_json)
         alert_id = self.mint_id("alert_{:06d}", "alert_seq", "job_alerts", "alert_id")
         now = self.now_utc()
         self.execute(

@@ -6,6 +6,9 @@ and is read-only to the agent; the only writable state is each user's saved-case
 library with free-text notes. Saved ids come from ``_counters`` (``saved_%06d``);
 ``saved_at`` is ISO-8601 UTC with ``Z`` on the virtual clock. Stored labels (case
 types, court levels, outcomes, statute statuses) are Chinese strings.
+
+Error codes come from the shared vocabulary (:data:`vibelife_env.errors.ERROR_CODES`): the
+upper-case form of the SPEC's, with every argument error ``BAD_ARG`` (the SPEC's ``BAD_DATE``).
 """
 
 from __future__ import annotations
@@ -14,6 +17,7 @@ from datetime import datetime
 from typing import Any
 
 from vibelife_env.services.base import Service, ToolError, schema_from, tool
+from vibelife_env.services.common import contains_pattern
 
 CASE_TYPES = ("劳动争议", "合同纠纷", "侵权责任", "婚姻家庭", "劳动仲裁", "其他")
 _SUMMARY_FIELDS = (
@@ -74,14 +78,15 @@ class LegalSearchService(Service):
                 _check_date(arg, value)
         sql, params = _CASE_SELECT + " WHERE 1=1", []
         if keyword:
-            like = f"%{keyword}%"
+            like = contains_pattern("keyword", keyword)
             sql += (
-                " AND (c.title LIKE ? OR c.cause LIKE ? OR c.summary LIKE ? OR c.keywords LIKE ? OR c.holding LIKE ?)"
+                " AND (c.title LIKE ? ESCAPE '\\' OR c.cause LIKE ? ESCAPE '\\' OR c.summary LIKE ? ESCAPE '\\'"
+                " OR c.keywords LIKE ? ESCAPE '\\' OR c.holding LIKE ? ESCAPE '\\')"
             )
             params += [like] * 5
         if court:
-            sql += " AND (c.court_id = ? OR c.court_id IN (SELECT court_id FROM courts WHERE name LIKE ?))"
-            params += [court, f"%{court}%"]
+            sql += " AND (c.court_id = ? OR c.court_id IN (SELECT court_id FROM courts WHERE name LIKE ? ESCAPE '\\'))"
+            params += [court, contains_pattern("court", court)]
         if case_type:
             sql += " AND c.case_type = ?"
             params.append(case_type)
@@ -165,8 +170,8 @@ class LegalSearchService(Service):
         _check_limit(limit)
         sql, params = "SELECT * FROM statutes", []
         if keyword:
-            like = f"%{keyword}%"
-            sql += " WHERE name LIKE ? OR short_name LIKE ? OR summary LIKE ?"
+            like = contains_pattern("keyword", keyword)
+            sql += " WHERE name LIKE ? ESCAPE '\\' OR short_name LIKE ? ESCAPE '\\' OR summary LIKE ? ESCAPE '\\'"
             params += [like] * 3
         sql += " ORDER BY effective_date DESC, statute_id ASC LIMIT ?"
         params.append(min(limit, 100))
@@ -338,7 +343,7 @@ def _check_date(arg: str, value: str) -> None:
     try:
         datetime.strptime(value, "%Y-%m-%d")
     except ValueError:
-        raise ToolError("BAD_DATE", f"{arg} must be a YYYY-MM-DD date, got {value!r}") from None
+        raise ToolError("BAD_ARG", f"{arg} must be a YYYY-MM-DD date, got {value!r}") from None
 
 
 def _keywords(raw: str | None) -> list[str]:

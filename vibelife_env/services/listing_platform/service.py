@@ -10,6 +10,10 @@ Semantics: search shows active listings only; delisted listings can still be rea
 saved and unsaved but cannot be contacted or viewed. Viewings must be booked for a
 future time and cannot be cancelled twice or after they took place; an owner-checked
 ``delist`` refuses other users' listings.
+
+Error codes come from the shared vocabulary (:data:`vibelife_env.errors.ERROR_CODES`): the
+upper-case form of the SPEC's, with every argument error ``BAD_ARG`` (the SPEC's ``BAD_CATEGORY``,
+``BAD_DATE``, ``BAD_PRICE``).
 """
 
 from __future__ import annotations
@@ -20,6 +24,7 @@ from typing import Any
 
 from vibelife_env.clock import parse_time
 from vibelife_env.services.base import Service, ToolError, schema_from, tool
+from vibelife_env.services.common import contains_pattern, loads, parse_json_arg
 
 CATEGORIES = ("rent", "sale_house", "used_car", "secondhand")
 SORTS = {
@@ -100,8 +105,8 @@ class ListingPlatformService(Service):
                 sql += f" AND {clause}"
                 params.append(value)
         if keyword:
-            like = f"%{keyword}%"
-            sql += " AND (title LIKE ? OR community LIKE ? OR description LIKE ?)"
+            like = contains_pattern("keyword", keyword)
+            sql += " AND (title LIKE ? ESCAPE '\\' OR community LIKE ? ESCAPE '\\' OR description LIKE ? ESCAPE '\\')"
             params += [like, like, like]
         sql += f" ORDER BY {SORTS[sort or 'newest']} LIMIT ?"
         params.append(min(limit, 200))
@@ -168,7 +173,7 @@ class ListingPlatformService(Service):
         if not city.strip():
             raise ToolError("BAD_ARG", "city must not be empty")
         if price_minor <= 0:
-            raise ToolError("BAD_PRICE", f"price_minor must be a positive number of fen, got {price_minor}")
+            raise ToolError("BAD_ARG", f"price_minor must be a positive number of fen, got {price_minor}")
         if area_sqm is not None and area_sqm <= 0:
             raise ToolError("BAD_ARG", f"area_sqm must be positive, got {area_sqm}")
         if rooms is not None and rooms < 0:
@@ -317,7 +322,7 @@ class ListingPlatformService(Service):
         when = self._parse_when(datetime)
         row = self._active_listing(listing_id)
         if when <= self.now():
-            raise ToolError("BAD_DATE", f"viewing time {datetime} is not in the future (now {self.now_iso()})")
+            raise ToolError("BAD_ARG", f"viewing time {datetime} is not in the future (now {self.now_iso()})")
         viewing_id = self.mint_id("viw_{:06d}", "viewing_seq", "viewings", "viewing_id")
         created = self.now_iso()
         self.execute(
@@ -366,7 +371,7 @@ class ListingPlatformService(Service):
         if row["status"] == "cancelled":
             raise ToolError("BAD_ARG", f"viewing {viewing_id!r} is already cancelled")
         if self._sort_time(row["scheduled_at"]) < self.now().timestamp():
-            raise ToolError("BAD_DATE", f"viewing {viewing_id!r} at {row['scheduled_at']} has already taken place")
+            raise ToolError("BAD_ARG", f"viewing {viewing_id!r} at {row['scheduled_at']} has already taken place")
         self.execute("UPDATE viewings SET status = 'cancelled' WHERE viewing_id = ?", (viewing_id,))
         return {"viewing_id": viewing_id, "status": "cancelled"}
 
@@ -387,8 +392,8 @@ class ListingPlatformService(Service):
         )
         if not rows:
             rows = self.query(
-                "SELECT * FROM market_stats WHERE area LIKE ? ORDER BY area, category, period DESC, stat_id",
-                (f"%{area_or_community}%",),
+                "SELECT * FROM market_stats WHERE area LIKE ? ESCAPE '\\' ORDER BY area, category, period DESC, stat_id",
+                (contains_pattern("area_or_community", area_or_community),),
             )
         if not rows:
             raise ToolError("STATS_NOT_FOUND", f"no market stats for {area_or_community!r}")
@@ -404,10 +409,7 @@ class ListingPlatformService(Service):
         """
         if not user_id.strip():
             raise ToolError("BAD_ARG", "user_id must not be empty")
-        try:
-            query = json.loads(query_json)
-        except json.JSONDecodeError as exc:
-            raise ToolError("BAD_ARG", f"query_json is not valid JSON: {exc.msg}") from None
+        query = parse_json_arg("query_json", query_json)
         if isinstance(query, dict) and "category" in query:
             _check_category(str(query["category"]))
         sub_id = self.mint_id("sub_{:06d}", "subscription_seq", "search_subscriptions", "subscription_id")
@@ -449,7 +451,7 @@ class ListingPlatformService(Service):
             return parse_time(value, self.now().tzinfo)
         except ValueError:
             raise ToolError(
-                "BAD_DATE", f"datetime must be ISO-8601, e.g. 2026-05-23T15:00:00+08:00, got {value!r}"
+                "BAD_ARG", f"datetime must be ISO-8601, e.g. 2026-05-23T15:00:00+08:00, got {value!r}"
             ) from None
 
     def _sort_time(self, value: str) -> float:
@@ -461,14 +463,7 @@ class ListingPlatformService(Service):
 
 def _check_category(category: str) -> None:
     if category not in CATEGORIES:
-        raise ToolError("BAD_CATEGORY", f"category must be one of {', '.join(CATEGORIES)}, got {category!r}")
-
-
-def _loads(raw: Any, default: Any) -> Any:
-    try:
-        return json.loads(raw) if raw else default
-    except (TypeError, json.JSONDecodeError):
-        return default
+        raise ToolError("BAD_ARG", f"category must be one of {', '.join(CATEGORIES)}, got {category!r}")
 
 
 def _summary(row: dict[str, Any]) -> dict[str, Any]:
@@ -478,8 +473,8 @@ def _summary(row: dict[str, Any]) -> dict[str, Any]:
 def _detail(row: dict[str, Any]) -> dict[str, Any]:
     return {
         **_summary(row),
-        "attrs": _loads(row["attrs_json"], {}),
-        "photos": _loads(row["photos_json"], []),
+        "attrs": loads(row["attrs_json"], {}),
+        "photos": loads(row["photos_json"], []),
         "description": row["description"],
         "owner_user_id": row["owner_user_id"],
     }

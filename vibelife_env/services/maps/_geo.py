@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import json
-import math
 import re
 from datetime import datetime, timedelta, timezone, tzinfo
-from typing import Any
 
-EARTH_RADIUS_M = 6_371_000.0
+from vibelife_env.services.common import check_coordinates
+
 LATLNG = re.compile(r"^\s*(-?\d+(?:\.\d+)?)\s*,\s*(-?\d+(?:\.\d+)?)\s*$")
 TOKEN = re.compile(r"[a-z0-9\u3000-\u9fff\u30a0-\u30ff\u3040-\u309f]+")
 
@@ -31,14 +30,6 @@ _RUSH = {
 }
 
 
-def haversine_m(a: tuple[float, float], b: tuple[float, float]) -> float:
-    """Great-circle distance between two ``(lat, lng)`` points, in metres."""
-    phi1, phi2 = math.radians(a[0]), math.radians(b[0])
-    dphi, dlmb = phi2 - phi1, math.radians(b[1] - a[1])
-    h = math.sin(dphi / 2) ** 2 + math.cos(phi1) * math.cos(phi2) * math.sin(dlmb / 2) ** 2
-    return 2 * EARTH_RADIUS_M * math.asin(math.sqrt(min(1.0, h)))
-
-
 def speed_mps(mode: str, intercity: bool) -> float:
     """Average speed for a surface mode in m/s (driving 40 km/h in town, 90 between cities)."""
     kmh = {"driving": 90.0 if intercity else 40.0, "bicycling": 15.0, "walking": 5.0}.get(mode, 40.0)
@@ -51,9 +42,13 @@ def tokens(text: str) -> list[str]:
 
 
 def parse_latlng(text: str) -> tuple[float, float] | None:
-    """``"lat,lng"`` as floats, or ``None`` when the text is not a coordinate pair."""
+    """``"lat,lng"`` as floats, or ``None`` when the text is not a coordinate pair.
+
+    Raises:
+        ToolError: ``BAD_ARG`` when the pair is no point on Earth.
+    """
     m = LATLNG.match(text or "")
-    return (float(m.group(1)), float(m.group(2))) if m else None
+    return check_coordinates("a 'lat,lng' pair", float(m.group(1)), float(m.group(2))) if m else None
 
 
 def city_tz(city: str | None, default: tzinfo) -> tzinfo:
@@ -107,16 +102,6 @@ def polyline(geom_json: str | None) -> list[tuple[float, float]]:
         return [(float(p[0]), float(p[1])) for p in json.loads(geom_json or "[]")]
     except (TypeError, ValueError, IndexError):
         return []
-
-
-def loads(raw: Any) -> Any:
-    """Parse a JSON column; ``None`` when empty or invalid."""
-    if raw in (None, ""):
-        return None
-    try:
-        return json.loads(raw)
-    except (TypeError, json.JSONDecodeError):
-        return None
 
 
 def overlaps(a0: datetime, a1: datetime, b0: datetime, b1: datetime) -> bool:

@@ -15,7 +15,8 @@ from collections import defaultdict
 from datetime import datetime, timedelta, tzinfo
 from typing import Any
 
-from vibelife_env.services.maps._geo import city_tz, haversine_m, iso, overlaps, parse_dt
+from vibelife_env.services.common import haversine_m
+from vibelife_env.services.maps._geo import city_tz, iso, overlaps, parse_dt
 
 SNAP_RADIUS_M = 1500.0
 CLUSTER_RADIUS_M = 200.0

@@ -7,9 +7,11 @@ row whose road touches the route. Transit comes from the ``transit_schedule`` gr
 :mod:`._transit`). Incidents are switched on and off by timeline mutations (``active``).
 When no departure time is given, the virtual clock's current time is used.
 
-Error codes: ``INVALID_REQUEST`` (bad mode, category, list size or timestamp),
-``ZERO_RESULTS`` (an endpoint cannot be resolved), ``NO_TRANSIT_NEARBY`` (no stop within
-1.5 km), ``NOT_FOUND`` (unknown place id).
+Error codes come from the shared vocabulary (:data:`vibelife_env.errors.ERROR_CODES`): the
+upper-case form of the SPEC's, with every argument error ``BAD_ARG`` (the SPEC's ``INVALID_REQUEST``: bad
+mode, category, list size, coordinates or timestamp). Besides it: ``ZERO_RESULTS`` (an
+endpoint cannot be resolved), ``NO_TRANSIT_NEARBY`` (no stop within 1.5 km), ``NOT_FOUND``
+(unknown place id).
 """
 
 from __future__ import annotations
@@ -18,12 +20,11 @@ from datetime import datetime
 from typing import Any
 
 from vibelife_env.services.base import Service, ToolError, schema_from, tool
+from vibelife_env.services.common import check_coordinates, check_year, haversine_m, loads
 from vibelife_env.services.maps._geo import (
     MODES,
     TORTUOSITY,
     city_tz,
-    haversine_m,
-    loads,
     parse_dt,
     parse_latlng,
     polyline,
@@ -87,7 +88,7 @@ class MapsService(Service):
             address: Free-form address or place name, e.g. "Tokyo Station".
         """
         if not address.strip():
-            raise ToolError("INVALID_REQUEST", "address is required")
+            raise ToolError("BAD_ARG", "address is required")
         coords = parse_latlng(address)
         if coords is not None:
             return self.reverse_geocode(*coords)
@@ -115,6 +116,7 @@ class MapsService(Service):
             lat: Latitude in decimal degrees.
             lng: Longitude in decimal degrees.
         """
+        lat, lng = check_coordinates("lat/lng", lat, lng)
         nearest = self._nearest_place(lat, lng)
         if nearest is None or nearest[1] > REVERSE_RADIUS_M:
             return {
@@ -160,12 +162,15 @@ class MapsService(Service):
         if category:
             known = set(BASE_CATEGORIES) | {r["category"] for r in self.query("SELECT DISTINCT category FROM places")}
             if category not in known:
-                raise ToolError("INVALID_REQUEST", f"invalid category {category!r}, expected one of {sorted(known)}")
+                raise ToolError("BAD_ARG", f"invalid category {category!r}, expected one of {sorted(known)}")
         center = None
         if geo is not None:
             if "lat" not in geo or "lng" not in geo:
-                raise ToolError("INVALID_REQUEST", f"geo must be {{'lat': ..., 'lng': ...}}, got {geo!r}")
-            center = (geo["lat"], geo["lng"])
+                raise ToolError("BAD_ARG", f"geo must be {{'lat': ..., 'lng': ...}}, got {geo!r}")
+            try:
+                center = check_coordinates("geo", float(geo["lat"]), float(geo["lng"]))
+            except (TypeError, ValueError):
+                raise ToolError("BAD_ARG", f"geo lat and lng must be numbers, got {geo!r}") from None
         q = query.strip().lower()
         cat = category or next((CATEGORY_ALIAS[w] for w in q.split() if w in CATEGORY_ALIAS), None)
         if cat is None:
@@ -232,7 +237,7 @@ class MapsService(Service):
             "price_level": row["price_level"],
             "phone": row["phone"],
             "website": row["website"],
-            "opening_hours": loads(row["hours_json"]),
+            "opening_hours": loads(row["hours_json"], None),
             "reviews_sample": reviews,
         }
         alerts = self._place_alerts(row)
@@ -280,11 +285,11 @@ class MapsService(Service):
         """
         mode = _mode(mode)
         if not origins or not dests:
-            raise ToolError("INVALID_REQUEST", "origins and dests must both be non-empty")
+            raise ToolError("BAD_ARG", "origins and dests must both be non-empty")
         if len(origins) > MAX_MATRIX_SIDE or len(dests) > MAX_MATRIX_SIDE:
-            raise ToolError("INVALID_REQUEST", f"at most 25 origins and 25 dests, got {len(origins)}x{len(dests)}")
+            raise ToolError("BAD_ARG", f"at most 25 origins and 25 dests, got {len(origins)}x{len(dests)}")
         if len(origins) * len(dests) > MAX_MATRIX_CELLS:
-            raise ToolError("INVALID_REQUEST", f"origins x dests must be <= 100, got {len(origins) * len(dests)}")
+            raise ToolError("BAD_ARG", f"origins x dests must be <= 100, got {len(origins) * len(dests)}")
         res_o = [self._resolve(s) for s in origins]
         res_d = [self._resolve(s) for s in dests]
         planner = self._planner() if mode == "transit" else None
@@ -340,7 +345,7 @@ class MapsService(Service):
             depart_at: ISO-8601 departure time (required); naive times are local.
         """
         if not depart_at.strip():
-            raise ToolError("INVALID_REQUEST", "depart_at is required")
+            raise ToolError("BAD_ARG", "depart_at is required")
         o, d = self._endpoints(origin, dest)
         return self._plan(self._planner(), o, d, self._depart(depart_at, o))
 
@@ -460,9 +465,11 @@ class MapsService(Service):
         if not depart_at:
             return self.now().astimezone(tz)
         try:
-            return parse_dt(depart_at, tz)
+            depart = parse_dt(depart_at, tz)
         except ValueError:
-            raise ToolError("INVALID_REQUEST", f"depart_at must be ISO-8601, got {depart_at!r}") from None
+            raise ToolError("BAD_ARG", f"depart_at must be ISO-8601, got {depart_at!r}") from None
+        check_year("depart_at", depart)
+        return depart
 
     # ------------------------------------------------------------------ routes
     def _surface_route(self, o: dict[str, Any], d: dict[str, Any], mode: str, depart: datetime) -> dict[str, Any]:
@@ -650,7 +657,7 @@ class MapsService(Service):
 
 def _mode(mode: str) -> str:
     if mode not in MODES:
-        raise ToolError("INVALID_REQUEST", f"invalid mode {mode!r}, expected one of {sorted(MODES)}")
+        raise ToolError("BAD_ARG", f"invalid mode {mode!r}, expected one of {sorted(MODES)}")
     return mode
 
 

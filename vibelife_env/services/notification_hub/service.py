@@ -1,21 +1,21 @@
 """notification_hub: a cross-platform subscription centre and notification inbox.
 
-This is the template service: every other service follows its shape (a package with
-``schema.sql`` and ``service.py``, one ``Service`` subclass, tools grouped by entity,
-row-to-dict helpers at the bottom, errors raised as :class:`ToolError`).
-
 Tool surface: the public ``notification_hub_mock`` spec. The hub never fabricates
 notifications; new ones arrive through timeline mutations. Ids come from ``_counters``
 (``sub_%06d``, ``ntf_%08d``, ``alr_%06d``); times are ISO-8601 UTC with ``Z``.
+
+Error codes come from the shared vocabulary (:data:`vibelife_env.errors.ERROR_CODES`): the
+upper-case form of the SPEC's, with every argument error ``BAD_ARG`` (the SPEC's ``BAD_TYPE``,
+``BAD_DATE``, ``BAD_AMOUNT``).
 """
 
 from __future__ import annotations
 
-import json
 import re
 from typing import Any
 
 from vibelife_env.services.base import Service, ToolError, schema_from, tool
+from vibelife_env.services.common import loads, parse_json_arg
 
 SUBSCRIPTION_TYPES = ("price_drop", "restock", "policy_update", "new_content", "price_target", "keyword")
 SUBSCRIPTION_STATUSES = ("active", "paused", "deleted")
@@ -76,7 +76,7 @@ class NotificationHubService(Service):
             condition_json: Optional JSON object with extra conditions, e.g. ``{"below": 19900}``.
         """
         if type not in SUBSCRIPTION_TYPES:
-            raise ToolError("BAD_TYPE", f"type must be one of {', '.join(SUBSCRIPTION_TYPES)}, got {type!r}")
+            raise ToolError("BAD_ARG", f"type must be one of {', '.join(SUBSCRIPTION_TYPES)}, got {type!r}")
         for arg, value in (("user_id", user_id), ("source", source), ("target", target)):
             if not value.strip():
                 raise ToolError("BAD_ARG", f"{arg} must not be empty")
@@ -175,7 +175,7 @@ class NotificationHubService(Service):
             params.append(source)
         if since is not None:
             if not _DATE.match(since):
-                raise ToolError("BAD_DATE", f"since must be YYYY-MM-DD, got {since!r}")
+                raise ToolError("BAD_ARG", f"since must be YYYY-MM-DD, got {since!r}")
             sql += " AND substr(created_at, 1, 10) >= ?"
             params.append(since)
         sql += " ORDER BY created_at DESC, notification_id DESC LIMIT ?"
@@ -223,7 +223,7 @@ class NotificationHubService(Service):
             target_price_minor: Target price in minor units (fen), a positive integer.
         """
         if target_price_minor <= 0:
-            raise ToolError("BAD_AMOUNT", f"target_price_minor must be positive, got {target_price_minor}")
+            raise ToolError("BAD_ARG", f"target_price_minor must be positive, got {target_price_minor}")
         alert_id = f"alr_{self.next_seq('alert_seq'):06d}"
         self.execute(
             "INSERT INTO price_alerts VALUES (?, ?, ?, ?, 'CNY', 'active', ?)",
@@ -325,30 +325,18 @@ class NotificationHubService(Service):
 def _parse_json_arg(name: str, raw: str | None) -> str | None:
     if raw is None:
         return None
-    try:
-        json.loads(raw)
-    except json.JSONDecodeError as exc:
-        raise ToolError("BAD_ARG", f"{name} is not valid JSON: {exc.msg}") from None
+    parse_json_arg(name, raw)
     return raw
-
-
-def _loads(raw: Any) -> Any:
-    if raw in (None, ""):
-        return None
-    try:
-        return json.loads(raw)
-    except (TypeError, json.JSONDecodeError):
-        return raw
 
 
 def _subscription(row: dict[str, Any]) -> dict[str, Any]:
     out = {k: v for k, v in row.items() if k != "condition_json"}
-    out["condition"] = _loads(row.get("condition_json"))
+    out["condition"] = loads(row.get("condition_json"))
     return out
 
 
 def _notification(row: dict[str, Any]) -> dict[str, Any]:
     out = {k: v for k, v in row.items() if k != "payload_json"}
-    out["payload"] = _loads(row.get("payload_json"))
+    out["payload"] = loads(row.get("payload_json"))
     out["read"] = bool(row.get("read"))
     return out

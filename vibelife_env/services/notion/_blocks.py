@@ -53,10 +53,10 @@ def block_spec(spec: Any) -> tuple[str, dict[str, Any], list[Any]]:
     if btype is None:
         keys = [k for k in spec if k in BLOCK_TYPES]
         if len(keys) != 1:
-            raise ToolError("BAD_BLOCK_TYPE", f"block.type is required: {spec!r}")
+            raise ToolError("BAD_ARG", f"block.type is required: {spec!r}")
         btype = keys[0]
-    if btype not in BLOCK_TYPES:
-        raise ToolError("BAD_BLOCK_TYPE", f"unknown block type {btype!r}")
+    if not isinstance(btype, str) or btype not in BLOCK_TYPES:
+        raise ToolError("BAD_ARG", f"block.type must be a block type name such as 'paragraph', got {btype!r}")
     raw = spec.get(btype)
     if raw is None:
         raw = {k: v for k, v in spec.items() if k not in ("type", "object", "children")}
@@ -102,12 +102,12 @@ def schema_of(properties: dict[str, Any]) -> dict[str, Any]:
     schema = {}
     for name, value in properties.items():
         if not isinstance(value, dict):
-            raise ToolError("BAD_PROPERTY", f"column {name!r} must be an object like {{'rich_text': {{}}}}")
+            raise ToolError("BAD_ARG", f"column {name!r} must be an object like {{'rich_text': {{}}}}")
         col = dict(value)
         if "type" not in col:
             keys = [k for k in col if k not in ("id", "name", "description")]
             if len(keys) != 1:
-                raise ToolError("BAD_PROPERTY", f"column {name!r} needs a type, e.g. {{'number': {{}}}}")
+                raise ToolError("BAD_ARG", f"column {name!r} needs a type, e.g. {{'number': {{}}}}")
             col["type"] = keys[0]
         col.setdefault("id", name)
         col.setdefault("name", name)

@@ -6,10 +6,11 @@ Objects follow the Notion API shapes (``object`` discriminator, ``parent`` objec
 
 from __future__ import annotations
 
-import json
 import uuid
 from datetime import UTC, datetime
 from typing import Any
+
+from vibelife_env.services.common import loads
 
 _ANNOTATIONS = {
     "bold": False,
@@ -21,19 +22,7 @@ _ANNOTATIONS = {
 }
 
 
-# ------------------------------------------------------------------ JSON and ids
-def loads(raw: str | None, default: Any) -> Any:
-    """Parse a JSON column, ``default`` when empty or malformed."""
-    if raw in (None, ""):
-        return default
-    try:
-        return json.loads(raw)
-    except (TypeError, ValueError):
-        return default
-
-
-def dumps(value: Any) -> str:
-    return json.dumps(value, ensure_ascii=False)
+# ------------------------------------------------------------------ ids
 
 
 def normalize_id(value: str) -> str:

@@ -13,6 +13,14 @@ titles (not block text, not database rows), newest edit first. The reference shi
 ``API-create-a-database``, ``API-retrieve-a-database``, ``API-update-a-database``,
 ``API-create-a-comment``, ``API-retrieve-a-comment``, ``API-get-user`` and ``API-get-users``
 as ``NOT_IMPL`` stubs; here they work on the same tables.
+
+Error codes come from the shared vocabulary (:data:`vibelife_env.errors.ERROR_CODES`): the
+upper-case form of the SPEC's, with every argument error ``BAD_ARG`` (the SPEC's ``BAD_PARENT``,
+``BAD_PROPERTY``, ``BAD_BLOCK_TYPE``).
+
+Where the release is lenient: ``API-patch-page`` and ``API-update-a-block`` with nothing to
+change return ``BAD_ARG`` naming the arguments that would change something; the release
+"succeeds", only bumping ``last_edited_time``, which an agent would read as a saved edit.
 """
 
 from __future__ import annotations
@@ -22,6 +30,7 @@ from datetime import UTC
 from typing import Any
 
 from vibelife_env.services.base import Service, ToolError, schema_from, tool
+from vibelife_env.services.common import dumps, loads
 from vibelife_env.services.notion import _rows as R
 from vibelife_env.services.notion._blocks import BLOCK_TYPES, block_spec, content_of, runs_of, schema_of
 from vibelife_env.services.notion._query import matches, paginate, property_value, sort_pages
@@ -63,7 +72,7 @@ class NotionService(Service):
             self.execute(
                 "INSERT INTO database_rows (row_id, database_id, properties_json, created_time, last_edited_time, "
                 "archived) VALUES (?, ?, ?, ?, ?, 0)",
-                (page_id, target, R.dumps(properties), now, now),
+                (page_id, target, dumps(properties), now, now),
             )
         else:
             self.execute(
@@ -76,9 +85,9 @@ class NotionService(Service):
                     R.extract_title(properties),
                     now,
                     now,
-                    R.dumps(properties),
-                    None if icon is None else R.dumps(icon),
-                    None if cover is None else R.dumps(cover),
+                    dumps(properties),
+                    None if icon is None else dumps(icon),
+                    None if cover is None else dumps(cover),
                 ),
             )
         if children:
@@ -120,7 +129,9 @@ class NotionService(Service):
         pid = R.normalize_id(page_id)
         row, table = self._page_row(pid)
         if all(v is None for v in (properties, icon, cover, archived, in_trash)):
-            raise ToolError("BAD_ARG", "give at least one of properties, icon, cover, archived, in_trash")
+            raise ToolError(
+                "BAD_ARG", "nothing to update: give at least one of properties, icon, cover, archived, in_trash"
+            )
         flag = bool(row["archived"])
         for value in (archived, in_trash):
             if value is not None:
@@ -128,7 +139,7 @@ class NotionService(Service):
         edits_content = properties is not None or icon is not None or cover is not None
         if edits_content and flag:
             raise ToolError("BAD_ARG", f"page {page_id!r} is archived; restore it with archived=false to edit it")
-        merged = R.loads(row["properties_json"], {})
+        merged = loads(row["properties_json"], {})
         if not isinstance(merged, dict):
             merged = {}
         for key, value in (properties or {}).items():
@@ -140,18 +151,18 @@ class NotionService(Service):
         if table == "database_rows":
             self.execute(
                 "UPDATE database_rows SET properties_json = ?, archived = ?, last_edited_time = ? WHERE row_id = ?",
-                (R.dumps(merged), int(flag), now, pid),
+                (dumps(merged), int(flag), now, pid),
             )
         else:
             self.execute(
                 "UPDATE pages SET properties_json = ?, title = ?, archived = ?, icon = ?, cover = ?, "
                 "last_edited_time = ? WHERE page_id = ?",
                 (
-                    R.dumps(merged),
+                    dumps(merged),
                     R.extract_title(merged) or row["title"],
                     int(flag),
-                    row["icon"] if icon is None else R.dumps(icon),
-                    row["cover"] if cover is None else R.dumps(cover),
+                    row["icon"] if icon is None else dumps(icon),
+                    row["cover"] if cover is None else dumps(cover),
                     now,
                     pid,
                 ),
@@ -174,7 +185,7 @@ class NotionService(Service):
             value = next((v for v in props.values() if isinstance(v, dict) and v.get("id") == property_id), None)
             if value is None:
                 raise ToolError(
-                    "BAD_PROPERTY",
+                    "BAD_ARG",
                     f"page {page_id!r} has no property {property_id!r}; it has {', '.join(props) or 'none'}",
                 )
         return value
@@ -292,20 +303,24 @@ class NotionService(Service):
             if value is not None
         }
         if not payloads and archived is None and type is None:
-            raise ToolError("BAD_ARG", "give new content, type or archived")
+            raise ToolError(
+                "BAD_ARG",
+                f"nothing to update: give the content under the block's type key ({row['type']}=...), "
+                "a new type, or archived",
+            )
         new_type = row["type"]
         if type is not None:
             if type not in BLOCK_TYPES:
-                raise ToolError("BAD_BLOCK_TYPE", f"unknown block type {type!r}")
+                raise ToolError("BAD_ARG", f"unknown block type {type!r}")
             new_type = type
         flag = bool(row["archived"]) if archived is None else archived
         if flag and (payloads or type is not None):
             raise ToolError("BAD_ARG", f"block {block_id!r} is archived; restore it with archived=false to edit it")
-        content = R.loads(row["content_json"], {})
+        content = loads(row["content_json"], {})
         for key, value in payloads.items():
             if key not in (new_type, row["type"]):
                 raise ToolError(
-                    "BAD_BLOCK_TYPE",
+                    "BAD_ARG",
                     f"block {block_id!r} is a {new_type}; pass its content as {new_type}=..., not {key}=...",
                 )
             base = content if isinstance(content, dict) else {}
@@ -315,7 +330,7 @@ class NotionService(Service):
             content = {**base, **update}
         self.execute(
             "UPDATE blocks SET type = ?, content_json = ?, archived = ?, last_edited_time = ? WHERE block_id = ?",
-            (new_type, R.dumps(content), int(flag), self._stamp(), row["block_id"]),
+            (new_type, dumps(content), int(flag), self._stamp(), row["block_id"]),
         )
         return self.retrieve_block(row["block_id"])
 
@@ -386,18 +401,18 @@ class NotionService(Service):
             properties: Column schema, e.g. ``{"Name": {"title": {}}, "Amount": {"number": {}}}``; needs one title column (default ``Name``).
         """
         if parent is None:
-            raise ToolError("BAD_PARENT", "parent is required")
+            raise ToolError("BAD_ARG", "parent is required")
         kind, target = self._parent(parent, allow_database=False)
         schema = schema_of(properties if properties is not None else {"Name": {"title": {}}})
         if not any(v.get("type") == "title" for v in schema.values()):
-            raise ToolError("BAD_PROPERTY", "properties needs exactly one title column, e.g. {'Name': {'title': {}}}")
+            raise ToolError("BAD_ARG", "properties needs exactly one title column, e.g. {'Name': {'title': {}}}")
         text = R.plain_text(R.as_rich_text(title or "")).strip()
         now = self._stamp()
         database_id = self._new_id("database")
         self.execute(
             "INSERT INTO databases (database_id, parent_type, parent_id, title, schema_json, archived, "
             "created_time, last_edited_time) VALUES (?, ?, ?, ?, ?, 0, ?, ?)",
-            (database_id, kind, target, text, R.dumps(schema), now, now),
+            (database_id, kind, target, text, dumps(schema), now, now),
         )
         if kind == "page_id":
             self._append(target, True, [{"type": "child_database", "child_database": {"title": text}}], None, now)
@@ -433,7 +448,7 @@ class NotionService(Service):
         row = self._database_row(database_id)
         if title is None and properties is None:
             raise ToolError("BAD_ARG", "give title or properties")
-        schema = R.loads(row["schema_json"], {})
+        schema = loads(row["schema_json"], {})
         if not isinstance(schema, dict):
             schema = {}
         if properties:
@@ -443,7 +458,7 @@ class NotionService(Service):
         text = row["title"] if title is None else R.plain_text(R.as_rich_text(title)).strip()
         self.execute(
             "UPDATE databases SET title = ?, schema_json = ?, last_edited_time = ? WHERE database_id = ?",
-            (text, R.dumps(schema), self._stamp(), row["database_id"]),
+            (text, dumps(schema), self._stamp(), row["database_id"]),
         )
         return self.retrieve_database(row["database_id"])
 
@@ -472,13 +487,15 @@ class NotionService(Service):
         kinds = {"page", "database"}
         if filter:
             value = filter.get("value")
-            if value not in kinds:
+            if not isinstance(value, str) or value not in kinds:
                 raise ToolError("BAD_ARG", f"filter.value must be 'page' or 'database', got {value!r}")
             kinds = {value}
         stamp, desc = "last_edited_time", True
         if sort:
             stamp = sort.get("timestamp", "last_edited_time")
             direction = sort.get("direction", "descending")
+            if not isinstance(stamp, str) or not isinstance(direction, str):
+                raise ToolError("BAD_ARG", f"sort timestamp and direction must be strings: {sort!r}")
             if stamp not in ("last_edited_time", "created_time") or direction not in ("ascending", "descending"):
                 raise ToolError(
                     "BAD_ARG", f"sort needs timestamp last_edited_time/created_time and a direction: {sort!r}"
@@ -556,9 +573,9 @@ class NotionService(Service):
         elif parent is not None:
             raw = parent.get("page_id")
             if not raw:
-                raise ToolError("BAD_PARENT", f"parent must be {{'page_id': ...}}, got {parent!r}")
+                raise ToolError("BAD_ARG", f"parent must be {{'page_id': ...}}, got {parent!r}")
             page_id = R.normalize_id(str(raw))
-            self._page_row(page_id, code="BAD_PARENT")
+            self._page_row(page_id, code="BAD_ARG")
             discussion = self._new_id("discussion")
         else:
             raise ToolError("BAD_ARG", "give parent (a page) or discussion_id")
@@ -567,7 +584,7 @@ class NotionService(Service):
         self.execute(
             "INSERT INTO comments (comment_id, parent_page_id, discussion_id, content_json, created_by, created_time) "
             "VALUES (?, ?, ?, ?, ?, ?)",
-            (comment_id, page_id, discussion, R.dumps({"rich_text": runs}), me and me["user_id"], self._stamp()),
+            (comment_id, page_id, discussion, dumps({"rich_text": runs}), me and me["user_id"], self._stamp()),
         )
         return R.comment_object(self.query_one("SELECT * FROM comments WHERE comment_id = ?", (comment_id,)) or {})
 
@@ -662,13 +679,13 @@ class NotionService(Service):
         kinds = ("page_id", "database_id", "workspace") if allow_database else ("page_id", "workspace")
         kind = parent.get("type") or next((k for k in kinds if k in parent), None)
         if kind not in kinds:
-            raise ToolError("BAD_PARENT", f"parent type must be one of {', '.join(kinds)}, got {parent!r}")
+            raise ToolError("BAD_ARG", f"parent type must be one of {', '.join(kinds)}, got {parent!r}")
         if kind == "workspace":
             ws = self.query_one("SELECT workspace_id FROM workspaces ORDER BY rowid LIMIT 1")
             return kind, ws["workspace_id"] if ws else "workspace"
         raw = parent.get(kind)
         if not raw or not isinstance(raw, str):
-            raise ToolError("BAD_PARENT", f"parent.{kind} is required")
+            raise ToolError("BAD_ARG", f"parent.{kind} is required")
         target = R.normalize_id(raw)
         if kind == "database_id":
             row = self.query_one("SELECT archived FROM databases WHERE database_id = ?", (target,))
@@ -677,9 +694,9 @@ class NotionService(Service):
                 "SELECT archived FROM database_rows WHERE row_id = ?", (target,)
             )
         if row is None:
-            raise ToolError("BAD_PARENT", f"parent {kind.removesuffix('_id')} not found: {raw!r}")
+            raise ToolError("BAD_ARG", f"parent {kind.removesuffix('_id')} not found: {raw!r}")
         if row["archived"]:
-            raise ToolError("BAD_PARENT", f"parent {kind.removesuffix('_id')} {raw!r} is archived")
+            raise ToolError("BAD_ARG", f"parent {kind.removesuffix('_id')} {raw!r} is archived")
         return kind, target
 
     def _append(
@@ -725,7 +742,7 @@ class NotionService(Service):
                 None if is_page else parent_id,
                 parent_id if is_page else None,
                 btype,
-                R.dumps(content),
+                dumps(content),
                 int(bool(nested)),
                 position,
                 now,

@@ -2,7 +2,9 @@
 
 The public release ships no SPEC for this server; the surface below is derived from the
 reference ``rail_booking_mock`` source (9 tools, same names, parameters and result
-shapes; lower-case error codes).
+shapes). Error codes come from the shared vocabulary (:data:`vibelife_env.errors.ERROR_CODES`): the
+upper-case form of the SPEC's, with every argument error ``BAD_ARG`` (the reference's
+lower-case codes, upper-cased).
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from vibelife_env.services.base import Service, ToolError, schema_from, tool
+from vibelife_env.services.common import dumps, loads, require_text_fields
 
 #: Seat classes that may carry a student fare.
 STUDENT_SEAT_CLASSES = ("second_class", "hard_seat")
@@ -174,10 +177,12 @@ class RailBookingService(Service):
             payment: Optional payment details, e.g. {method: "CARD", card_last4: "4242"}; card 0000 is declined.
         """
         if not passengers:
-            raise ToolError("passengers_required", "at least one passenger is required")
+            raise ToolError("BAD_ARG", "at least one passenger is required")
+        require_text_fields("contact", contact, ("user_id", "email", "phone"))
+        require_text_fields("payment", payment or {}, ("method", "card_last4"))
         row = self._offer_row(offer_id)
         if (payment or {}).get("card_last4") == "0000":
-            raise ToolError("payment_declined", "card ending 0000 was declined")
+            raise ToolError("PAYMENT_DECLINED", "card ending 0000 was declined")
         self._require_bookable(row)
         tickets = self._price_tickets(row, passengers)
         need = _pool_counts(tickets)
@@ -188,7 +193,7 @@ class RailBookingService(Service):
         ):
             if need[pool] > int(row[column]):
                 raise ToolError(
-                    "inventory_gone",
+                    "INVENTORY_GONE",
                     f"{row['train_no']} {row['seat_class']} on {row['date']} has {row[column]} {pool} seats, {need[pool]} needed",
                 )
         self._move_seats(offer_id, need, -1)
@@ -208,10 +213,10 @@ class RailBookingService(Service):
                 total,
                 row["currency"],
                 now,
-                _dumps(contact),
-                _dumps(passengers),
-                _dumps(tickets),
-                _dumps([{"at": now, "event": "CREATED", "detail": f"offer={offer_id}"}]),
+                dumps(contact),
+                dumps(passengers),
+                dumps(tickets),
+                dumps([{"at": now, "event": "CREATED", "detail": f"offer={offer_id}"}]),
             ),
         )
         return {
@@ -253,13 +258,13 @@ class RailBookingService(Service):
         row = self.require(
             "SELECT * FROM train_bookings WHERE booking_ref = ?",
             (booking_ref,),
-            "booking_not_found",
+            "BOOKING_NOT_FOUND",
             f"no rail booking {booking_ref!r}",
         )
         if row["status"] == "cancelled":
-            raise ToolError("already_cancelled", f"booking {booking_ref} is already cancelled")
+            raise ToolError("ALREADY_CANCELLED", f"booking {booking_ref} is already cancelled")
         if row["status"] == "waitlist_failed":
-            raise ToolError("already_cancelled", f"waitlist {booking_ref} already failed; its refund is automatic")
+            raise ToolError("ALREADY_CANCELLED", f"waitlist {booking_ref} already failed; its refund is automatic")
         offer = self._offer_row(row["offer_id"])
         paid = float(row["total_paid"])
         status = self._status_row(offer["train_no"], offer["date"])
@@ -274,7 +279,7 @@ class RailBookingService(Service):
         history.append({"at": self.now_iso(), "event": "CANCELLED", "detail": reason or ""})
         self.execute(
             "UPDATE train_bookings SET status = 'cancelled', history_json = ? WHERE booking_ref = ?",
-            (_dumps(history), booking_ref),
+            (dumps(history), booking_ref),
         )
         currency = row["currency"]
         return {
@@ -298,7 +303,7 @@ class RailBookingService(Service):
         if row:
             return row
         if not self.query_one("SELECT 1 FROM train_offers WHERE train_no = ? AND date = ?", (train_no, date)):
-            raise ToolError("train_not_found", f"no train {train_no} on {date}")
+            raise ToolError("TRAIN_NOT_FOUND", f"no train {train_no} on {date}")
         return {
             "train_no": train_no,
             "date": date,
@@ -338,9 +343,7 @@ class RailBookingService(Service):
         self._profile_row(user_id)
         for name, value in (("xuexin_status", xuexin_status), ("school_proof_status", school_proof_status)):
             if value is not None and value not in VERIFICATION_STATES:
-                raise ToolError(
-                    "invalid_status", f"{name} must be one of {', '.join(VERIFICATION_STATES)}, got {value!r}"
-                )
+                raise ToolError("BAD_ARG", f"{name} must be one of {', '.join(VERIFICATION_STATES)}, got {value!r}")
         self.execute(
             "UPDATE student_profiles SET xuexin_status = COALESCE(?, xuexin_status), "
             "school_proof_status = COALESCE(?, school_proof_status), discount_zone = COALESCE(?, discount_zone), "
@@ -351,6 +354,8 @@ class RailBookingService(Service):
 
     # ------------------------------------------------------------------ internals
     def _price_tickets(self, offer: dict[str, Any], passengers: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        for idx, p in enumerate(passengers):
+            require_text_fields(f"passengers[{idx}]", p, ("user_id", "name", "display_name", "fare_type", "id_no"))
         left = {
             "ordinary": int(offer["ordinary_student_seats_remaining"]),
             "graduation-trip": int(offer["graduation_student_seats_remaining"]),
@@ -431,17 +436,17 @@ class RailBookingService(Service):
 
     def _require_bookable(self, offer: dict[str, Any]) -> None:
         if _parse_dt(offer["depart_at"], self.now()) <= self.now():
-            raise ToolError("train_departed", f"{offer['train_no']} left at {offer['depart_at']}")
+            raise ToolError("TRAIN_DEPARTED", f"{offer['train_no']} left at {offer['depart_at']}")
         status = self._status_row(offer["train_no"], offer["date"])
         if status and str(status["status"]).lower() == "cancelled":
-            raise ToolError("train_cancelled", f"{offer['train_no']} on {offer['date']} is cancelled")
+            raise ToolError("TRAIN_CANCELLED", f"{offer['train_no']} on {offer['date']} is cancelled")
 
     def _penalty_rate(self, offer: dict[str, Any]) -> float:
         now = self.now()
         depart = _parse_dt(offer["depart_at"], now)
         if depart <= now:
             raise ToolError(
-                "train_departed", f"{offer['train_no']} left at {offer['depart_at']}; tickets can no longer be refunded"
+                "TRAIN_DEPARTED", f"{offer['train_no']} left at {offer['depart_at']}; tickets can no longer be refunded"
             )
         refundability = str(offer["refundability"]).lower()
         if "non" in refundability or "不可退" in refundability:
@@ -510,17 +515,17 @@ class RailBookingService(Service):
             "route": f"{offer.get('origin_station')}->{offer.get('dest_station')}",
             "total_paid": {"amount": row["total_paid"], "currency": row["currency"]},
             "created_at": row["created_at"],
-            "contact": _loads(row["contact_json"]),
-            "passengers": _loads(row["passengers_json"]),
-            "tickets": _loads(row["tickets_json"]),
-            "history": _loads(row["history_json"]),
+            "contact": loads(row["contact_json"]),
+            "passengers": loads(row["passengers_json"]),
+            "tickets": loads(row["tickets_json"]),
+            "history": loads(row["history_json"]),
         }
 
     def _offer_row(self, offer_id: str) -> dict[str, Any]:
         return self.require(
             "SELECT * FROM train_offers WHERE offer_id = ?",
             (offer_id,),
-            "offer_not_found",
+            "OFFER_NOT_FOUND",
             f"no train offer {offer_id!r}",
         )
 
@@ -531,7 +536,7 @@ class RailBookingService(Service):
         return self.require(
             "SELECT * FROM student_profiles WHERE user_id = ?",
             (user_id,),
-            "student_profile_not_found",
+            "STUDENT_PROFILE_NOT_FOUND",
             f"no student profile for {user_id!r}",
         )
 
@@ -570,14 +575,3 @@ def _check_date(value: str) -> None:
 def _parse_dt(value: str, ref: datetime) -> datetime:
     dt = datetime.fromisoformat(value.replace("Z", "+00:00"))
     return dt if dt.tzinfo else dt.replace(tzinfo=ref.tzinfo)
-
-
-def _loads(raw: Any) -> Any:
-    try:
-        return json.loads(raw) if raw else None
-    except (TypeError, json.JSONDecodeError):
-        return raw
-
-
-def _dumps(value: Any) -> str:
-    return json.dumps(value, ensure_ascii=False)

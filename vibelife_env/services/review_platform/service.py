@@ -14,6 +14,10 @@ are local wall-clock ``YYYY-MM-DDTHH:MM:SS``.
 Writing a review updates the merchant's aggregate: seeds often carry a platform-wide
 ``review_count`` larger than the reviews stored here, so the new review is folded into
 that aggregate (or into the stored reviews when they outnumber it).
+
+Error codes come from the shared vocabulary (:data:`vibelife_env.errors.ERROR_CODES`): the
+upper-case form of the SPEC's, with every argument error ``BAD_ARG`` (the SPEC's ``BAD_CATEGORY``,
+``BAD_RATING``, ``BAD_DATE``).
 """
 
 from __future__ import annotations
@@ -24,6 +28,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from vibelife_env.services.base import Service, ToolError, schema_from, tool
+from vibelife_env.services.common import check_year
 
 CATEGORIES = ("restaurant", "venue", "vet", "home_service")
 PRICE_BANDS = ("$", "$$", "$$$", "$$$$")
@@ -155,7 +160,7 @@ class ReviewPlatformService(Service):
         """
         _require_text("user_id", user_id)
         if not 1 <= rating <= 5:
-            raise ToolError("BAD_RATING", f"rating must be an integer from 1 to 5, got {rating}")
+            raise ToolError("BAD_ARG", f"rating must be an integer from 1 to 5, got {rating}")
         _require_text("body", body)
         merchant = self._merchant_row(merchant_id)
         agg = self.query_one(
@@ -242,7 +247,7 @@ class ReviewPlatformService(Service):
         when = self._parse_local(datetime)
         merchant = self._merchant_row(merchant_id)
         if when <= self.now().replace(tzinfo=None):
-            raise ToolError("BAD_DATE", f"datetime {datetime!r} is not in the future")
+            raise ToolError("BAD_ARG", f"datetime {datetime!r} is not in the future")
         max_party = merchant["max_party_size"]
         if max_party and party_size > max_party:
             raise ToolError(
@@ -408,11 +413,12 @@ class ReviewPlatformService(Service):
         """A reservation time as naive local wall-clock time (aware input is converted)."""
         text = raw.strip()
         if not _DATETIME.match(text):
-            raise ToolError("BAD_DATE", f"datetime must be ISO YYYY-MM-DDTHH:MM[:SS], got {raw!r}")
+            raise ToolError("BAD_ARG", f"datetime must be ISO YYYY-MM-DDTHH:MM[:SS], got {raw!r}")
         try:
             parsed = datetime.fromisoformat(text.replace("Z", "+00:00"))
         except ValueError:
-            raise ToolError("BAD_DATE", f"datetime {raw!r} is not a valid date and time") from None
+            raise ToolError("BAD_ARG", f"datetime {raw!r} is not a valid date and time") from None
+        check_year("datetime", parsed)
         if parsed.tzinfo is not None:
             parsed = parsed.astimezone(self.now().tzinfo).replace(tzinfo=None)
         return parsed.replace(microsecond=0)
@@ -420,7 +426,7 @@ class ReviewPlatformService(Service):
 
 def _check_category(category: str) -> None:
     if category not in CATEGORIES:
-        raise ToolError("BAD_CATEGORY", f"category must be one of {', '.join(CATEGORIES)}, got {category!r}")
+        raise ToolError("BAD_ARG", f"category must be one of {', '.join(CATEGORIES)}, got {category!r}")
 
 
 def _clamp_limit(limit: int, cap: int) -> int:

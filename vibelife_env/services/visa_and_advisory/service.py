@@ -9,20 +9,22 @@ passport expiry and entry date are known, the destination's passport-validity ru
 Ids come from ``_counters`` (``va_0001``, ``doc_0001``, ``sub_0001``); times are the
 virtual clock's ISO-8601 with offset.
 
-Error codes: ``validation_error``, ``invalid_purpose``, ``invalid_kind``, ``not_found``,
-``product_not_found``, ``invalid_state``, ``missing_fields``, ``missing_documents``,
-``passport_validity_insufficient``.
+Error codes come from the shared vocabulary (:data:`vibelife_env.errors.ERROR_CODES`): the
+upper-case form of the SPEC's, with every argument error ``BAD_ARG`` (the SPEC's
+``validation_error``, ``invalid_purpose``, ``invalid_kind``) and ``BAD_STATE`` for its
+``invalid_state``. Besides them: ``NOT_FOUND``, ``PRODUCT_NOT_FOUND``,
+``MISSING_FIELDS``, ``MISSING_DOCUMENTS``, ``PASSPORT_VALIDITY_INSUFFICIENT``.
 """
 
 from __future__ import annotations
 
 import calendar
-import json
 import re
 from datetime import date, datetime
 from typing import Any
 
 from vibelife_env.services.base import Service, ToolError, schema_from, tool
+from vibelife_env.services.common import dumps, loads
 
 PURPOSES = ("tourism", "business", "transit")
 DOC_KINDS = ("passport", "photo", "itinerary", "bank_statement")
@@ -59,7 +61,7 @@ class VisaAndAdvisoryService(Service):
         """
         nat, dest = _country(nationality), _country(destination)
         if purpose not in PURPOSES:
-            raise ToolError("invalid_purpose", f"invalid purpose {purpose!r}; must be one of {PURPOSES}")
+            raise ToolError("BAD_ARG", f"invalid purpose {purpose!r}; must be one of {PURPOSES}")
         rule = self._rule(nat, dest, purpose)
         fallback = False
         if rule is None and purpose != "tourism":
@@ -165,8 +167,8 @@ class VisaAndAdvisoryService(Service):
                 app_id,
                 str(applicant_profile.get("user_id") or "anon"),
                 product_id,
-                _dumps(applicant_profile),
-                _dumps(history),
+                dumps(applicant_profile),
+                dumps(history),
                 now,
                 now,
             ),
@@ -190,13 +192,11 @@ class VisaAndAdvisoryService(Service):
         app = self._application(application_id)
         allowed = {*DOC_KINDS, *_required_docs(self._product(app["product_id"]))}
         if kind not in allowed:
-            raise ToolError("invalid_kind", f"invalid document kind {kind!r}; must be one of {sorted(allowed)}")
+            raise ToolError("BAD_ARG", f"invalid document kind {kind!r}; must be one of {sorted(allowed)}")
         if not doc_ref.strip():
-            raise ToolError("validation_error", "doc_ref must be a non-empty string")
+            raise ToolError("BAD_ARG", "doc_ref must be a non-empty string")
         if app["status"] in CLOSED:
-            raise ToolError(
-                "invalid_state", f"application {application_id!r} is {app['status']}; no documents accepted"
-            )
+            raise ToolError("BAD_STATE", f"application {application_id!r} is {app['status']}; no documents accepted")
         doc_id = f"doc_{self._next('document'):04d}"
         now = self.now_iso()
         self.execute(
@@ -227,12 +227,12 @@ class VisaAndAdvisoryService(Service):
         app = self._application(application_id)
         if app["status"] not in SUBMITTABLE:
             raise ToolError(
-                "invalid_state", f"application {application_id!r} cannot be submitted from status {app['status']!r}"
+                "BAD_STATE", f"application {application_id!r} cannot be submitted from status {app['status']!r}"
             )
         product = self._product(app["product_id"])
         missing = [f for f in _required_fields(product) if f not in answers]
         if missing:
-            raise ToolError("missing_fields", f"missing required fields: {missing}")
+            raise ToolError("MISSING_FIELDS", f"missing required fields: {missing}")
         present = {
             r["kind"]
             for r in self.query(
@@ -247,11 +247,11 @@ class VisaAndAdvisoryService(Service):
                 present.add(doc["kind"])
         missing_docs = [k for k in _required_docs(product) if k not in present]
         if missing_docs:
-            raise ToolError("missing_documents", f"missing required documents: {missing_docs}")
+            raise ToolError("MISSING_DOCUMENTS", f"missing required documents: {missing_docs}")
         applicant = _json(app["applicant_json"], {})
         self._check_passport(applicant, answers, product)
         if not payment_method_id.strip():
-            raise ToolError("validation_error", "payment_method_id must not be empty")
+            raise ToolError("BAD_ARG", "payment_method_id must not be empty")
         merged = {**answers, "payment": {"payment_method_id": payment_method_id}}
         history = _json(app["history_json"], [])
         now = self.now_iso()
@@ -261,7 +261,7 @@ class VisaAndAdvisoryService(Service):
         self.execute(
             "UPDATE visa_applications SET status = 'processing', answers_json = ?, history_json = ?, updated_at = ? "
             "WHERE application_id = ?",
-            (_dumps(merged), _dumps(history), now, application_id),
+            (dumps(merged), dumps(history), now, application_id),
         )
         return {
             "application_id": application_id,
@@ -341,7 +341,7 @@ class VisaAndAdvisoryService(Service):
         """
         code = _country(country_code)
         if not sink.strip():
-            raise ToolError("validation_error", "sink must not be empty")
+            raise ToolError("BAD_ARG", "sink must not be empty")
         sub_id = f"sub_{self._next('subscription'):04d}"
         self.execute(
             "INSERT INTO advisory_subscriptions (sub_id, country_code, sink, created_at) VALUES (?, ?, ?, ?)",
@@ -360,7 +360,7 @@ class VisaAndAdvisoryService(Service):
         return self.require(
             "SELECT * FROM visa_products WHERE product_id = ?",
             (product_id,),
-            "product_not_found",
+            "PRODUCT_NOT_FOUND",
             f"product {product_id!r} not found",
         )
 
@@ -368,7 +368,7 @@ class VisaAndAdvisoryService(Service):
         return self.require(
             "SELECT * FROM visa_applications WHERE application_id = ?",
             (application_id,),
-            "not_found",
+            "NOT_FOUND",
             f"application {application_id!r} not found",
         )
 
@@ -387,7 +387,7 @@ class VisaAndAdvisoryService(Service):
         cutoff = _add_months(entry, months)
         if expiry < cutoff:
             raise ToolError(
-                "passport_validity_insufficient",
+                "PASSPORT_VALIDITY_INSUFFICIENT",
                 f"passport_expiry {expiry_raw!r} is before the {dest} minimum ({months} months after entry "
                 f"{entry_raw!r}; cutoff {cutoff.isoformat()})",
             )
@@ -402,20 +402,13 @@ class VisaAndAdvisoryService(Service):
 def _country(code: str) -> str:
     norm = code.strip().upper()
     if not (_ALPHA2.match(norm) or norm in ("*", "EU")):
-        raise ToolError("validation_error", f"invalid ISO alpha-2 country code: {code!r}")
+        raise ToolError("BAD_ARG", f"invalid ISO alpha-2 country code: {code!r}")
     return norm
 
 
 def _json(raw: Any, default: Any) -> Any:
-    try:
-        value = json.loads(raw) if raw not in (None, "") else default
-    except (TypeError, json.JSONDecodeError):
-        return default
+    value = loads(raw, default)
     return value if isinstance(value, type(default)) else default
-
-
-def _dumps(value: Any) -> str:
-    return json.dumps(value, ensure_ascii=False)
 
 
 def _date(value: Any) -> date | None:

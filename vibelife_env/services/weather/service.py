@@ -8,19 +8,21 @@ whole hour, the daily forecast starts today. Alerts are shown while their ``acti
 is set (timeline mutations flip it). ``geo`` is a location key, a city name or alias, or
 ``{"lat": .., "lng": ..}`` snapped to the nearest location within 50 km.
 
-Error codes follow the reference: ``no_nearby_location``, ``invalid_geo``,
-``observation_missing``, ``unknown_storm``, ``sink_outside_workspace``.
+Error codes come from the shared vocabulary (:data:`vibelife_env.errors.ERROR_CODES`): the
+upper-case form of the SPEC's, with every argument error ``BAD_ARG`` (the reference's
+``invalid_geo``) and ``BAD_PATH`` for its ``sink_outside_workspace``. Besides them:
+``NO_NEARBY_LOCATION``, ``OBSERVATION_MISSING``, ``UNKNOWN_STORM``.
 """
 
 from __future__ import annotations
 
 import json
-import math
 from datetime import UTC, datetime, timedelta
 from typing import Any, Literal
 from zoneinfo import ZoneInfo
 
 from vibelife_env.services.base import Service, ToolError, schema_from, tool
+from vibelife_env.services.common import check_coordinates, haversine_km
 
 SNAP_KM = 50.0
 #: Common names for the reference's Japanese and Shanghai locations.
@@ -65,7 +67,7 @@ class WeatherService(Service):
         hour = self._local_now(loc).replace(minute=0, second=0, microsecond=0)
         row = self._hourly(loc).get(hour.astimezone(UTC))
         if row is None:
-            raise ToolError("observation_missing", f"no observation for {loc['geo_key']} at {hour.isoformat()}")
+            raise ToolError("OBSERVATION_MISSING", f"no observation for {loc['geo_key']} at {hour.isoformat()}")
         obs = {
             "geo_key": loc["geo_key"],
             "city": loc["city"],
@@ -200,9 +202,9 @@ class WeatherService(Service):
         loc = self._location(geo)
         sink = sink.strip()
         if not sink:
-            raise ToolError("invalid_sink", "sink must not be empty")
+            raise ToolError("BAD_ARG", "sink must not be empty")
         if sink.lower().startswith("file://") and ".." in sink.split("/"):
-            raise ToolError("sink_outside_workspace", f"sink {sink!r} escapes the workspace")
+            raise ToolError("BAD_PATH", f"sink {sink!r} escapes the workspace")
         sub_id = f"sub_{self.next_seq('sub_seq'):06d}"
         now = self.now_utc()
         self.execute(
@@ -232,7 +234,7 @@ class WeatherService(Service):
             "SELECT dt, lat, lng, intensity FROM typhoon_tracks WHERE storm_id = ? ORDER BY dt", (storm_id,)
         )
         if not rows:
-            raise ToolError("unknown_storm", f"unknown_storm: no track for storm {storm_id!r}")
+            raise ToolError("UNKNOWN_STORM", f"no track for storm {storm_id!r}")
         return rows
 
     # ------------------------------------------------------------------ helpers
@@ -242,16 +244,16 @@ class WeatherService(Service):
             lat = geo.get("lat", geo.get("latitude"))
             lng = geo.get("lng", geo.get("longitude"))
             try:
-                point = (float(lat), float(lng))  # type: ignore[arg-type]
+                point = check_coordinates("geo", float(lat), float(lng))  # type: ignore[arg-type]
             except (TypeError, ValueError):
-                raise ToolError("invalid_geo", f"geo dict must contain numeric lat and lng, got {geo!r}") from None
-            best = min(locations, key=lambda r: _km(point, (r["lat"], r["lng"])), default=None)
-            if best is None or _km(point, (best["lat"], best["lng"])) > SNAP_KM:
-                raise ToolError("no_nearby_location", f"no known location within {SNAP_KM:.0f} km of {point}")
+                raise ToolError("BAD_ARG", f"geo dict must contain numeric lat and lng, got {geo!r}") from None
+            best = min(locations, key=lambda r: haversine_km(point, (r["lat"], r["lng"])), default=None)
+            if best is None or haversine_km(point, (best["lat"], best["lng"])) > SNAP_KM:
+                raise ToolError("NO_NEARBY_LOCATION", f"no known location within {SNAP_KM:.0f} km of {point}")
             return best
         needle = geo.strip().lower()
         if not needle:
-            raise ToolError("invalid_geo", "geo must not be empty")
+            raise ToolError("BAD_ARG", "geo must not be empty")
         by_key = {r["geo_key"].lower(): r for r in locations}
         by_city = {r["city"].strip().lower(): r for r in locations}
         found = by_key.get(needle) or by_key.get(ALIASES.get(needle, "")) or by_city.get(needle)
@@ -260,7 +262,7 @@ class WeatherService(Service):
             loose = [r for city, r in by_city.items() if city and (needle in city or city in needle)]
             found = loose[0] if len(loose) == 1 else None
         if found is None:
-            raise ToolError("no_nearby_location", f"no_nearby_location: unknown location {geo!r}")
+            raise ToolError("NO_NEARBY_LOCATION", f"unknown location {geo!r}; give a known city or {{lat, lng}}")
         return found
 
     def _local_now(self, loc: dict[str, Any]) -> datetime:
@@ -316,9 +318,3 @@ class WeatherService(Service):
                 return int(data[key]), dominant
         numbers = [v for v in data.values() if isinstance(v, (int, float))]
         return (round(sum(numbers) / len(numbers)) if numbers else 50), dominant
-
-
-def _km(a: tuple[float, float], b: tuple[float, float]) -> float:
-    p1, p2 = math.radians(a[0]), math.radians(b[0])
-    h = math.sin((p2 - p1) / 2) ** 2 + math.cos(p1) * math.cos(p2) * math.sin(math.radians(b[1] - a[1]) / 2) ** 2
-    return 2 * 6371.0 * math.asin(min(1.0, math.sqrt(h)))
