@@ -1,4 +1,8 @@
-"""All 22 services, their full tool list, schema quality, and the checked-in catalog."""
+"""The release's 22 services with its tool surface, schema quality, and the checked-in catalog.
+
+The counts below are parity with the public release (its 22 mock servers), not a list every
+new service must join: a service added from the template needs no change here.
+"""
 
 from __future__ import annotations
 
@@ -11,8 +15,8 @@ from vibelife_env.catalog import catalog, to_markdown
 from vibelife_env.cli import main as cli_main
 from vibelife_env.services.registry import SERVICES, service_class
 
-#: Tool counts of the public release's 22 mock servers (289 in all).
-EXPECTED = {
+#: Tool counts of the public release's 22 mock servers (289 in all): parity, not a registry.
+RELEASE = {
     "email": 25, "calendar": 7, "notion": 19, "notification_hub": 16, "banking": 11, "brokerage": 12,
     "credit_card": 12, "flight_booking": 12, "hotel_booking": 11, "rail_booking": 9, "car_rental": 13,
     "maps": 8, "weather": 7, "visa_and_advisory": 10, "ecommerce": 16, "delivery_logistics": 12,
@@ -22,10 +26,10 @@ EXPECTED = {
 DOC = Path(__file__).resolve().parents[1] / "docs" / "tools.md"
 
 
-def test_22_services_with_the_release_tool_counts():
-    assert set(SERVICES) == set(EXPECTED)
-    counts = {name: len(service_class(name).tools) for name in SERVICES}
-    assert counts == EXPECTED
+def test_every_release_service_has_the_release_tool_counts():
+    assert set(RELEASE) <= set(SERVICES)
+    counts = {name: len(service_class(name).tools) for name in RELEASE}
+    assert counts == RELEASE
     assert sum(counts.values()) == 289
 
 
