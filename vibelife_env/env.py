@@ -97,31 +97,41 @@ class VibeLifeEnv(gym.Env[dict, dict]):
 
     def __init__(
         self,
-        task_dir: str | Path,
+        task_dir: str | Path | None = None,
         render_mode: str | None = None,
         max_tool_calls_per_turn: int | None = None,
         max_tool_calls_per_episode: int | None = None,
         strict_mutations: bool = False,
         max_wakeups: int = DEFAULT_MAX_WAKEUPS,
+        *,
+        task: Task | None = None,
+        max_stages: int | None = None,
     ) -> None:
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode must be one of {self.metadata['render_modes']} or None, got {render_mode!r}")
-        self.task = load_task_cached(task_dir)
+        if (task is None) == (task_dir is None):
+            raise ValueError("give exactly one of task_dir (a bundle folder) or task (a loaded or generated Task)")
         self.render_mode = render_mode
-        self.max_calls_turn = max_tool_calls_per_turn or self.task.meta.max_tool_calls_per_turn
-        self.max_calls_episode = max_tool_calls_per_episode or self.task.meta.max_tool_calls_per_episode
         self.strict_mutations = strict_mutations
         self.max_wakeups = max_wakeups
-        self.observation_space = observation_space(max(s.index for s in self.task.stages) + 1)
+        self._limits = (max_tool_calls_per_turn, max_tool_calls_per_episode)
+        self.use_task(task if task is not None else load_task_cached(task_dir))  # type: ignore[arg-type]
+        self.observation_space = observation_space(max_stages or max(s.index for s in self.task.stages) + 1)
         self.action_space = action_space()
-        self.system_prompt = default_system_prompt(self.task)
+
+    def use_task(self, task: Task) -> None:
+        """Serve ``task`` from the next ``reset`` on (scenario families switch instances here)."""
+        self.task = task
+        self.max_calls_turn = self._limits[0] or task.meta.max_tool_calls_per_turn
+        self.max_calls_episode = self._limits[1] or task.meta.max_tool_calls_per_episode
+        self.system_prompt = default_system_prompt(task)
         self.episode = Episode(
-            self.task,
+            task,
             (SOLO,),
             max_calls_turn=self.max_calls_turn,
             max_calls_episode=self.max_calls_episode,
-            strict_mutations=strict_mutations,
-            max_wakeups=max_wakeups,
+            strict_mutations=self.strict_mutations,
+            max_wakeups=self.max_wakeups,
         )
         self._carry: list[CheckResult] = []
         self._tool_schemas: list[dict[str, Any]] | None = None
@@ -243,12 +253,14 @@ class VibeLifeEnv(gym.Env[dict, dict]):
     def fork(self) -> VibeLifeEnv:
         """A new env of the same task in exactly this state."""
         other = VibeLifeEnv(
-            self.task.root,
+            None,
             self.render_mode,
             self.max_calls_turn,
             self.max_calls_episode,
             self.strict_mutations,
             self.max_wakeups,
+            task=self.task,
+            max_stages=self.observation_space["stage"].n,  # type: ignore[index]
         )
         other.restore(self.snapshot())
         return other

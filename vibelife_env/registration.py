@@ -75,12 +75,37 @@ def register_bundles(root: str | Path, prefix: str = "VibeLife", force: bool = F
     return sorted(ids)
 
 
+FAMILY_ENTRY_POINT = "vibelife_env.families.env:FamilyEnv"
+
+
+def find_families(root: str | Path) -> list[Path]:
+    """Every directory under ``root`` that holds a scenario family (``family.py``)."""
+    return sorted(p.parent for p in Path(root).rglob("family.py") if "__pycache__" not in p.parts)
+
+
+def register_families(root: str | Path, prefix: str = "VibeLife") -> list[str]:
+    """Register every family under ``root`` as ``VibeLife-<domain>-<family>-v0`` (lazily:
+    nothing is generated until ``gym.make``). ``split`` and ``instance`` are make kwargs."""
+    ids = []
+    for folder in find_families(root):
+        eid = env_id(folder.parent.name, folder.name, prefix)
+        gym.register(
+            id=eid,
+            entry_point=FAMILY_ENTRY_POINT,
+            vector_entry_point="vibelife_env.vector:RayVectorEnv",
+            kwargs={"family_dir": str(folder)},
+            disable_env_checker=False,
+        )
+        ids.append(eid)
+    return sorted(ids)
+
+
 def register_builtin() -> list[str]:
-    """Register the bundles shipped with the package."""
+    """Register the bundles and scenario families shipped with the package."""
     root = builtin_tasks_dir()
     if not root.is_dir():
         return []
-    return register_bundles(root, force=True)
+    return sorted(register_bundles(root, force=True) + register_families(root))
 
 
 def registered_ids(prefix: str = "VibeLife-") -> list[str]:

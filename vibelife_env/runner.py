@@ -40,7 +40,7 @@ import gymnasium as gym
 
 from vibelife_env.env import EnvSnapshot, VibeLifeEnv
 from vibelife_env.rollout import EpisodeResult, run_episode
-from vibelife_env.vector import ensure_ray, resolve_env_kwargs
+from vibelife_env.vector import ensure_ray, make_env, resolve_env_kwargs
 
 
 @dataclass(frozen=True)
@@ -204,7 +204,7 @@ class EpisodeWorker:
         kwargs = resolve_env_kwargs(job.env_id, job.env_kwargs)
         key = tuple(sorted((k, repr(v)) for k, v in kwargs.items()))
         if key not in self._envs:
-            self._envs[key] = VibeLifeEnv(**kwargs)
+            self._envs[key] = make_env(**kwargs)
         agent = self._agent(self._envs[key])
         result = run_episode(_JobEnv(self._envs[key], job), agent, seed=job.seed)
         if job.history:
@@ -227,6 +227,9 @@ class EpisodeRunner:
         num_cpus_per_worker: CPUs each actor reserves.
         max_in_flight: Episodes queued on each actor at once (2 hides the round trip between
             episodes; when an actor dies, every episode queued on it is retried once).
+        worker_cls: The actor body (Ray only): :class:`EpisodeWorker`, or
+            :class:`vibelife_env.async_rollout.AsyncEpisodeWorker` to run ``max_in_flight``
+            LLM-bound episodes at once per actor (e.g. 256).
 
     Raises:
         ValueError / TypeError: see :func:`check_policy`; negative ``num_workers``.
@@ -239,6 +242,7 @@ class EpisodeRunner:
         ray_address: str | None = None,
         num_cpus_per_worker: float = 1.0,
         max_in_flight: int = 2,
+        worker_cls: type = EpisodeWorker,
     ) -> None:
         check_policy(policy)
         if not isinstance(num_workers, int) or num_workers < 0:
@@ -250,7 +254,7 @@ class EpisodeRunner:
         self.max_in_flight = max_in_flight
         self._local = EpisodeWorker(policy) if num_workers == 0 else None
         self._ray = ensure_ray(ray_address) if num_workers else None
-        self._cls = self._ray.remote(num_cpus=num_cpus_per_worker, max_restarts=0)(EpisodeWorker) if self._ray else None
+        self._cls = self._ray.remote(num_cpus=num_cpus_per_worker, max_restarts=0)(worker_cls) if self._ray else None
         self._actors: list[Any] = [self._new_actor() for _ in range(num_workers)]
 
     def _new_actor(self) -> Any:

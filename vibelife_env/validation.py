@@ -110,8 +110,8 @@ class Validation:
         return {r.name: r.score for r in self.runs}
 
 
-def _episode(env_id: str, agent: Any, seed: int, strict: bool) -> EpisodeResult:
-    return run_episode(gym.make(env_id, strict_mutations=strict), agent, seed=seed, record=False)
+def _episode(env_id: str, agent: Any, seed: int, strict: bool, env_kwargs: dict[str, Any]) -> EpisodeResult:
+    return run_episode(gym.make(env_id, strict_mutations=strict, **env_kwargs), agent, seed=seed, record=False)
 
 
 def policies(task: Any) -> list[tuple[str, str, Gate, Callable[[], Any], bool]]:
@@ -134,16 +134,20 @@ def policies(task: Any) -> list[tuple[str, str, Gate, Callable[[], Any], bool]]:
     return out
 
 
-def validate_env(env_id: str, seed: int = 0, only: set[str] | None = None) -> Validation:
+def validate_env(
+    env_id: str, seed: int = 0, only: set[str] | None = None, env_kwargs: dict[str, Any] | None = None
+) -> Validation:
     """Run every gate of the module docstring on one env id.
 
     Args:
-        env_id: A registered VibeLife id whose bundle ships an ``oracle.py``.
+        env_id: A registered VibeLife id whose task has an oracle.
         seed: Reset seed of every episode.
         only: Run only these policies (the oracle always runs: the ``loss`` gates need it).
+        env_kwargs: Extra ``gym.make`` arguments (a family's ``split`` and ``instance``).
     """
-    out = Validation(env_id)
-    task = gym.make(env_id).unwrapped.task
+    kwargs = dict(env_kwargs or {})
+    out = Validation(env_id + (f"[{kwargs.get('split', 'test')}:{kwargs['instance']}]" if "instance" in kwargs else ""))
+    task = gym.make(env_id, **kwargs).unwrapped.task
     if not task.has_oracle:
         out.problems.append("no oracle (oracle.py)")
         return out
@@ -156,7 +160,7 @@ def validate_env(env_id: str, seed: int = 0, only: set[str] | None = None) -> Va
             continue
         run = PolicyRun(name, role, gate)
         try:
-            result = _episode(env_id, build(), seed, strict)
+            result = _episode(env_id, build(), seed, strict, kwargs)
         except Exception as exc:  # a policy or a strict mutation failing is a finding, not a crash
             run.note = f"{type(exc).__name__}: {exc}"[:300]
             out.runs.append(run)
@@ -178,3 +182,10 @@ def validate_env(env_id: str, seed: int = 0, only: set[str] | None = None) -> Va
             out.problems.append(f"{name} ({role}) scores {run.score:.2f}, gate {gate.describe()}; {detail}")
         out.runs.append(run)
     return out
+
+
+def family_instances(env_id: str, split: str, seeds: range) -> list[dict[str, Any]]:
+    """``gym.make`` kwargs that pin each instance of a family env: test 0-3 or train seeds."""
+    if "family_dir" not in gym.spec(env_id).kwargs:
+        raise ValueError(f"{env_id} is not a scenario family")
+    return [{"split": split, "instance": i} for i in seeds]

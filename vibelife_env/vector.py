@@ -72,13 +72,23 @@ def resolve_env_kwargs(env_id: str | None, env_kwargs: dict[str, Any]) -> dict[s
         if env_id not in gym.registry:
             raise ValueError(f"unknown env id {env_id!r}; is it registered (import vibelife_env)?")
         spec = gym.registry[env_id]
-        if "task_dir" not in spec.kwargs:
-            raise ValueError(f"env id {env_id!r} is not a VibeLife task (no task_dir in its spec)")
+        if "task_dir" not in spec.kwargs and "family_dir" not in spec.kwargs:
+            raise ValueError(f"env id {env_id!r} is not a VibeLife task (no task_dir or family_dir in its spec)")
         kwargs = {**spec.kwargs, **kwargs}
-    if "task_dir" not in kwargs:
-        raise ValueError("give an env id or task_dir=<bundle directory>")
-    kwargs["task_dir"] = str(kwargs["task_dir"])
+    key = "family_dir" if "family_dir" in kwargs else "task_dir"
+    if key not in kwargs:
+        raise ValueError("give an env id, task_dir=<bundle directory> or family_dir=<family directory>")
+    kwargs[key] = str(kwargs[key])
     return kwargs
+
+
+def make_env(**kwargs: Any) -> VibeLifeEnv:
+    """A :class:`VibeLifeEnv` (``task_dir=``) or a family's :class:`FamilyEnv` (``family_dir=``)."""
+    if "family_dir" in kwargs:
+        from vibelife_env.families.env import FamilyEnv
+
+        return FamilyEnv(**kwargs)
+    return VibeLifeEnv(**kwargs)
 
 
 def split_blocks(total: int, parts: int) -> list[range]:
@@ -99,7 +109,7 @@ class EnvGroup:
     """
 
     def __init__(self, env_kwargs: dict[str, Any], count: int, autoreset_mode: str) -> None:
-        self.envs = [VibeLifeEnv(**env_kwargs) for _ in range(count)]
+        self.envs = [make_env(**env_kwargs) for _ in range(count)]
         self.mode = AutoresetMode(autoreset_mode)
         self.needs_reset = [False] * count
 
@@ -197,7 +207,7 @@ class RayVectorEnv(VectorEnv):
         self.env_kwargs = resolve_env_kwargs(env_id, env_kwargs)
         self.autoreset_mode = AutoresetMode(autoreset_mode)
         self.metadata = {**VibeLifeEnv.metadata, "autoreset_mode": self.autoreset_mode}
-        probe = VibeLifeEnv(**self.env_kwargs)  # validates the task before any actor starts
+        probe = make_env(**self.env_kwargs)  # validates the task before any actor starts
         self.render_mode = probe.render_mode
         self.num_envs = num_envs
         self.single_observation_space = probe.observation_space
@@ -352,6 +362,4 @@ class RayVectorEnv(VectorEnv):
         return mask
 
     def __repr__(self) -> str:
-        return (
-            f"RayVectorEnv({self.env_kwargs['task_dir']!r}, num_envs={self.num_envs}, num_workers={self.num_workers})"
-        )
+        return f"RayVectorEnv({self.env_kwargs.get('task_dir') or self.env_kwargs.get('family_dir')!r}, num_envs={self.num_envs}, num_workers={self.num_workers})"

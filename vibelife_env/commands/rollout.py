@@ -18,7 +18,7 @@ import gymnasium as gym
 
 import vibelife_env
 from vibelife_env.runner import EpisodeJob, EpisodeRunner
-from vibelife_env.vector import resolve_env_kwargs
+from vibelife_env.vector import make_env, resolve_env_kwargs
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -58,7 +58,7 @@ def main(args: argparse.Namespace) -> int:
     except (TypeError, ValueError) as exc:
         raise SystemExit(f"--agent: {exc}") from None
     envs = list(dict.fromkeys(args.env))
-    tools = {e: vibelife_env.VibeLifeEnv(**resolve_env_kwargs(e, {})).tool_schemas() for e in envs}
+    tools = {e: make_env(**resolve_env_kwargs(e, {})).tool_schemas() for e in envs}
     jobs = [EpisodeJob(e, seed) for e in envs for seed in range(args.seed, args.seed + args.episodes)]
     lines: dict[int, str] = {}
     failures: list[str] = []

@@ -1,13 +1,21 @@
-"""``vibelife stats [IDS | --bundles PATH]``: task statistics (paper §2.4 columns)."""
+"""``vibelife stats [IDS | --bundles PATH]``: task statistics (paper §2.4 columns).
+
+A scenario family is reported per instance of a split (``--split``, ``--seeds`` for train)
+and then summarized: the median of each column and the family's structural diversity
+(:func:`vibelife_env.families.diversity`).
+"""
 
 from __future__ import annotations
 
 import argparse
 import json
+import statistics
 
 import gymnasium as gym
 
 import vibelife_env
+from vibelife_env.families import diversity
+from vibelife_env.families.env import load_family
 from vibelife_env.registration import find_bundles
 from vibelife_env.stats import task_stats
 from vibelife_env.task import load_task_cached
@@ -17,21 +25,56 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("ids", nargs="*", help="env ids (default: every registered VibeLife env)")
     p.add_argument("--bundles", default=None, help="report every bundle under this directory instead")
     p.add_argument("--json", action="store_true", help="print JSON lines instead of a table")
+    p.add_argument("--split", choices=("test", "train"), default="test", help="families: which split to report")
+    p.add_argument("--seeds", default="0:4", help="families: instances A:B (test 0-3, or train seeds)")
+
+
+def _family_rows(env_id: str, split: str, seeds: range) -> tuple[list[dict], dict]:
+    family = load_family(gym.registry[env_id].kwargs["family_dir"])
+    rows = []
+    for i in seeds:
+        row = task_stats(family.instance(split, i))  # type: ignore[arg-type]
+        row["task"] = f"{family.id}[{split}:{i}]"
+        row["probes"] = list(family.profile(split, i).probes)  # type: ignore[arg-type]
+        rows.append(row)
+    profiles = [family.profile(split, i) for i in seeds]  # type: ignore[arg-type]
+    summary = {
+        "family": family.id,
+        "split": split,
+        "instances": len(rows),
+        "heldout": family.heldout,
+        "diversity": diversity(profiles),
+        **{
+            k: statistics.median(r[k] for r in rows)
+            for k in ("stages", "horizon_days", "events", "checks", "total_weight")
+        },
+    }
+    return rows, summary
 
 
 def main(args: argparse.Namespace) -> int:
+    summaries = []
+    rows: list[dict] = []
     if args.bundles:
         dirs = find_bundles(args.bundles)
+        if not dirs:
+            raise SystemExit(f"no task bundles (task.toml) under {args.bundles}")
     else:
         ids = args.ids or vibelife_env.registered_ids()
         unknown = [i for i in ids if i not in gym.registry]
         if unknown:
             raise SystemExit(f"unknown env ids: {', '.join(unknown)}")
-        dirs = [gym.registry[i].kwargs["task_dir"] for i in ids]
-    rows = [task_stats(load_task_cached(d)) for d in dirs]
+        dirs = [gym.registry[i].kwargs["task_dir"] for i in ids if "task_dir" in gym.registry[i].kwargs]
+        a, b = (int(x) for x in args.seeds.split(":"))
+        for i in ids:
+            if "family_dir" in gym.registry[i].kwargs:
+                fam_rows, summary = _family_rows(i, args.split, range(a, b))
+                rows += fam_rows
+                summaries.append(summary)
+    rows = [task_stats(load_task_cached(d)) for d in dirs] + rows
     if args.json:
-        for r in rows:
-            print(json.dumps(r, ensure_ascii=False))
+        for r in [*rows, *summaries]:
+            print(json.dumps(r, ensure_ascii=False, default=str))
         return 0
     head = (
         f"{'task':<44}{'stages':>7}{'days':>6}{'events':>7}{'user':>5}{'mut%':>6}{'svcs':>5}{'checks':>7}{'weight':>8}"
@@ -45,5 +88,11 @@ def main(args: argparse.Namespace) -> int:
             f"{r['task']:<44}{r['stages']:>7}{r['horizon_days']:>6.1f}{r['events']:>7}{r['user_messages']:>5}"
             f"{100 * r['mutation_share']:>6.1f}{len(r['services']):>5}{r['checks']:>7}{r['total_weight']:>8.1f}"
             f"  {tiers:<28}{100 * r['end_tier_weight_share']:>6.1f}"
+        )
+    for f in summaries:
+        print(
+            f"family {f['family']} ({f['split']}, {f['instances']} instances{', held out' if f['heldout'] else ''}): "
+            f"median stages {f['stages']}, days {f['horizon_days']}, events {f['events']}, checks {f['checks']}; "
+            f"diversity {f['diversity']:.2f}"
         )
     return 0

@@ -14,13 +14,16 @@ import gymnasium as gym
 
 import vibelife_env
 from vibelife_env.registration import builtin_tasks_dir
-from vibelife_env.validation import validate_env
+from vibelife_env.validation import family_instances, validate_env
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("ids", nargs="*", help="env ids to validate")
     p.add_argument("--all", action="store_true", help="every own task (bundles shipped under tasks/)")
     p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--family", default=None, help="a scenario family's env id: validate its instances")
+    p.add_argument("--split", choices=("test", "train"), default="test", help="with --family: which split")
+    p.add_argument("--seeds", default="0:4", help="with --family: instances A:B (test 0-3, or train seeds)")
     p.add_argument("--only", nargs="*", default=None, help="run only these policies (the oracle always runs)")
     p.add_argument("--json", type=Path, default=None, help="also write every run to this JSON file")
     p.add_argument("--quiet", action="store_true", help="print only the summary line per task")
@@ -34,27 +37,44 @@ def own_task_ids() -> list[str]:
     ]
 
 
-def main(args: argparse.Namespace) -> int:
+def _runs(args: argparse.Namespace) -> list[tuple[str, dict]]:
+    """(env id, make kwargs) to validate."""
+    if args.family:
+        if args.family not in gym.registry:
+            raise SystemExit(f"unknown env id: {args.family}")
+        try:
+            a, b = (int(x) for x in args.seeds.split(":"))
+        except ValueError:
+            raise SystemExit(f"--seeds must look like A:B, got {args.seeds!r}") from None
+        try:
+            return [(args.family, kw) for kw in family_instances(args.family, args.split, range(a, b))]
+        except ValueError as exc:
+            raise SystemExit(str(exc)) from None
     ids = own_task_ids() if args.all else args.ids
     if not ids:
-        raise SystemExit("name env ids or pass --all")
+        raise SystemExit("name env ids, pass --all, or --family ID")
     unknown = [i for i in ids if i not in gym.registry]
     if unknown:
         raise SystemExit(f"unknown env ids: {', '.join(unknown)}")
+    return [(i, {}) for i in ids]
+
+
+def main(args: argparse.Namespace) -> int:
+    runs = _runs(args)
     failed = 0
     report = []
-    for env_id in ids:
-        v = validate_env(env_id, args.seed, set(args.only) if args.only is not None else None)
+    for env_id, kwargs in runs:
+        v = validate_env(env_id, args.seed, set(args.only) if args.only is not None else None, kwargs)
         failed += not v.ok
         report.append(
             {
-                "env_id": env_id,
+                "env_id": v.env_id,
                 "ok": v.ok,
                 "problems": v.problems,
                 "runs": [r.__dict__ | {"gate": r.gate.describe()} for r in v.runs],
             }
         )
-        print(f"{env_id}: {'ok' if v.ok else 'FAIL'}")
+        print(f"{v.env_id}: {'ok' if v.ok else 'FAIL'}")
         if not args.quiet:
             print(f"  {'policy':<18}{'role':<11}{'score':>8}  {'gate':<13}verdict")
             for r in v.runs:
@@ -63,5 +83,5 @@ def main(args: argparse.Namespace) -> int:
             print(f"    - {problem}")
     if args.json is not None:
         args.json.write_text(json.dumps(report, indent=2, default=str), encoding="utf-8")
-    print(f"{len(ids) - failed}/{len(ids)} tasks pass every gate")
+    print(f"{len(runs) - failed}/{len(runs)} tasks pass every gate")
     return 1 if failed else 0

@@ -1,0 +1,80 @@
+"""Scenario families: instance generation time and memory, and the reward gates at scale.
+
+    python benchmarks/bench_families.py                      # every family, 200 train seeds
+    python benchmarks/bench_families.py --seeds 0:500 --family VibeLife-travel-city-break-v0
+
+Reports per family: median and max time to generate an instance (target <= 50 ms; the
+seeded database images are built lazily at the first reset and timed separately), memory
+per cached instance, the share of train seeds and of test instances that pass every gate
+of ``vibelife validate``, and the seeds that fail (with why).
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import statistics
+import time
+import tracemalloc
+
+import gymnasium as gym
+
+import vibelife_env
+from vibelife_env.families import TEST_INSTANCES
+from vibelife_env.families.env import load_family
+from vibelife_env.validation import validate_env
+
+
+def _gen_times(family, split: str, seeds: range) -> tuple[list[float], list[float]]:
+    gen, images = [], []
+    for s in seeds:
+        family._cache.clear()
+        t = time.perf_counter()
+        task = family.instance(split, s)
+        gen.append((time.perf_counter() - t) * 1000)
+        t = time.perf_counter()
+        task.images  # noqa: B018 - build the seeded images once
+        images.append((time.perf_counter() - t) * 1000)
+    return gen, images
+
+
+def _memory_per_instance(family, n: int = 20) -> float:
+    family._cache.clear()
+    gc.collect()
+    tracemalloc.start()
+    before = tracemalloc.get_traced_memory()[0]
+    for s in range(n):
+        family.instance("train", 10_000 + s).images  # noqa: B018
+    after = tracemalloc.get_traced_memory()[0]
+    tracemalloc.stop()
+    return (after - before) / n / 1e6
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--family", action="append", default=None, help="a family env id (default: all)")
+    parser.add_argument("--seeds", default="0:200", help="train seeds A:B to validate")
+    args = parser.parse_args()
+    ids = args.family or [i for i in vibelife_env.registered_ids() if "family_dir" in gym.registry[i].kwargs]
+    a, b = (int(x) for x in args.seeds.split(":"))
+    for env_id in ids:
+        family = load_family(gym.registry[env_id].kwargs["family_dir"])
+        gen, images = _gen_times(family, "train", range(a, min(b, a + 50)))
+        mem = _memory_per_instance(family)
+        t = time.perf_counter()
+        tests = [validate_env(env_id, env_kwargs={"split": "test", "instance": k}) for k in range(TEST_INSTANCES)]
+        trains = [validate_env(env_id, env_kwargs={"split": "train", "instance": s}) for s in range(a, b)]
+        took = time.perf_counter() - t
+        print(f"{env_id}")
+        print(f"  generate: median {statistics.median(gen):.1f} ms, max {max(gen):.1f} ms (target <= 50 ms)")
+        print(f"  seeded images at first reset: median {statistics.median(images):.1f} ms")
+        print(f"  memory per cached instance (with images): {mem:.2f} MB")
+        print(f"  test instances passing every gate: {sum(v.ok for v in tests)}/{len(tests)}")
+        print(f"  train seeds {a}:{b} passing every gate: {sum(v.ok for v in trains)}/{len(trains)} ({took:.0f} s)")
+        for v in tests + trains:
+            if not v.ok:
+                print(f"    {v.env_id}: {v.problems[0][:160]}")
+
+
+if __name__ == "__main__":
+    main()

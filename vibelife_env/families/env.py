@@ -1,0 +1,87 @@
+"""``FamilyEnv``: a scenario family as one Gymnasium env that hands out instances on reset.
+
+``gym.make("VibeLife-<domain>-<family>-v0")`` serves the four frozen test instances
+(``reset(seed)`` → instance ``seed % 4``; ``instance=k`` pins one);
+``gym.make(..., split="train")`` serves a fresh instance per reset seed. ``info["instance"]``
+names the instance served. Everything else is :class:`~vibelife_env.env.VibeLifeEnv`.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from vibelife_env.env import VibeLifeEnv
+from vibelife_env.errors import TaskLoadError
+from vibelife_env.families.base import SPLITS, TEST_INSTANCES, Family, Split
+from vibelife_env.task.modules import import_bundle_module
+
+#: The observation's ``stage`` space bound for family instances (they vary in length).
+MAX_FAMILY_STAGES = 64
+
+_FAMILIES: dict[str, Family] = {}
+
+
+def load_family(family_dir: str | Path) -> Family:
+    """The ``FAMILY`` of ``<family_dir>/family.py`` (one object per folder and process).
+
+    Raises:
+        TaskLoadError: no ``family.py``, or no ``FAMILY`` :class:`Family` in it.
+    """
+    root = Path(family_dir).resolve()
+    key = str(root)
+    if key not in _FAMILIES:
+        module = import_bundle_module(root, "family.py")
+        family = getattr(module, "FAMILY", None)
+        if not isinstance(family, Family):
+            raise TaskLoadError(root / "family.py", "FAMILY", "expected an instance of vibelife_env.families.Family")
+        family.root = root
+        _FAMILIES[key] = family
+    return _FAMILIES[key]
+
+
+class FamilyEnv(VibeLifeEnv):
+    """A family's instances behind one env id; see the module docstring.
+
+    Args:
+        family_dir: The family's folder (``tasks/<domain>/<family>``).
+        split: ``"test"`` (four frozen instances) or ``"train"`` (one per seed).
+        instance: Pin this test instance (0-3) or train seed.
+        **kwargs: :class:`VibeLifeEnv` options (budgets, ``strict_mutations``, ...).
+
+    Raises:
+        ValueError: an unknown split or an out-of-range instance.
+    """
+
+    def __init__(
+        self, family_dir: str | Path, split: Split = "test", instance: int | None = None, **kwargs: Any
+    ) -> None:
+        if split not in SPLITS:
+            raise ValueError(f"split must be one of {SPLITS}, got {split!r}")
+        self.family = load_family(family_dir)
+        self.split: Split = split
+        self.pinned = instance
+        self.index = instance if instance is not None else 0
+        super().__init__(task=self.family.instance(split, self.index), max_stages=MAX_FAMILY_STAGES, **kwargs)
+
+    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[dict, dict]:
+        """Pick the instance for ``seed`` (see the module docstring), then start it.
+
+        ``options={"instance": k}`` serves instance ``k`` for this reset; a snapshot resumes
+        the instance it was taken on only if that is the current one.
+        """
+        options = dict(options or {})
+        if "snapshot" not in options:
+            index = options.pop("instance", self.pinned)
+            if index is None:
+                if self.split == "test":
+                    index = (seed or 0) % TEST_INSTANCES
+                else:
+                    index = seed if seed is not None else int(self.np_random.integers(0, 2**31 - 1))
+            task = self.family.instance(self.split, int(index))
+            self.index = int(index)
+            if task is not self.task:
+                self.use_task(task)
+        obs, info = super().reset(seed=seed, options=options)
+        info["instance"] = {"family": self.family.id, "split": self.split, "index": self.index}
+        return obs, info

@@ -1,0 +1,1 @@
+"""The probe library: reusable scenario motifs families compose (see :mod:`.base`)."""

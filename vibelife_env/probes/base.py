@@ -1,0 +1,87 @@
+"""Probes: reusable scenario motifs a family draws for an instance.
+
+A probe bundles what one motif needs, all addressed by roles resolved from state:
+
+- its **slots**: the timeline events it adds (a silent mutation and the turn that follows
+  it, at times inside the phase window the family gives it);
+- its **seeds** and world scripts (registered on the builder);
+- its **checks**, from the check library, added once the family has numbered the stages;
+- the oracle's **steps** for its turns (variants reuse them through the agent's hooks).
+
+A probe is a small object made per instance with the parameters the family's generator
+drew (which scam, which day, how long the delay), so two instances of one family differ
+in structure: which probes fire, when, and in what order.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Callable, Generator
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any, ClassVar
+
+import numpy as np
+
+from vibelife_env.families.builder import TaskBuilder
+
+#: An oracle step: ``step(agent, event_text)`` yields actions and returns reply fragments.
+Step = Callable[[Any, str], Generator[dict[str, Any], Any, list[str]]]
+
+
+@dataclass
+class Slot:
+    """One stage's worth of events a probe (or the skeleton) adds.
+
+    Attributes:
+        key: Unique name within the instance (checks find their stage by it).
+        events: Event fields as in ``event.yaml`` (without ``stage``), in time order.
+        steps: Oracle steps per turn-opening event id of the slot.
+    """
+
+    key: str
+    events: list[dict[str, Any]]
+    steps: dict[str, list[Step]] = field(default_factory=dict)
+
+    @property
+    def when(self) -> datetime:
+        """The slot's first event time (stages are ordered by it)."""
+        return self.events[0]["time"]
+
+
+class Probe(ABC):
+    """Base of the scenario motifs; see the module docstring.
+
+    Class attributes:
+        name: The probe's name (instance profiles list it).
+        phase: ``prep`` (before departure), ``trip`` (during) or ``end`` (the last day).
+    """
+
+    name: ClassVar[str] = ""
+    phase: ClassVar[str] = "prep"
+
+    def __init__(self, rng: np.random.Generator) -> None:
+        self.rng = rng
+
+    #: Implicit constraints this probe plants (for the instance profile).
+    constraints: tuple[str, ...] = ()
+
+    @abstractmethod
+    def slots(self, story: Any, window: tuple[datetime, datetime]) -> list[Slot]:
+        """The events this probe adds, at times inside ``window``."""
+
+    def setup(self, b: TaskBuilder, story: Any) -> None:  # noqa: B027 - optional hook
+        """Add seeds, workspace lines and world scripts (default: nothing)."""
+
+    @abstractmethod
+    def add_checks(self, b: TaskBuilder, story: Any, stage_of: dict[str, int]) -> None:
+        """Add this probe's checks; ``stage_of[slot.key]`` is each slot's stage index."""
+
+    def _pick(self, items: list[Any]) -> Any:
+        return items[int(self.rng.integers(0, len(items)))]
+
+    def _between(self, window: tuple[datetime, datetime], lo: float = 0.1, hi: float = 0.9) -> datetime:
+        """A time in ``window`` (at a random share of it), rounded to the quarter hour."""
+        a, b = window
+        at = a + (b - a) * float(self.rng.uniform(lo, hi))
+        return at.replace(minute=(at.minute // 15) * 15, second=0, microsecond=0)

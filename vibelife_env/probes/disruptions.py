@@ -1,0 +1,339 @@
+"""Travel disruption probes, all addressed by role (what the user actually booked):
+
+- :class:`ReturnDelay`: the flight home is delayed silently on the return day; the calendar,
+  the itinerary and the user must follow the real departure;
+- :class:`StormWarning`: a storm advisory for the destination escalates from low to high
+  confidence; a written Plan B must exist once it is likely, and the outing planned for the
+  storm day must move to another day of the trip;
+- :class:`LateDocument`: the travel insurer's certificate arrives by mail a few days before
+  departure; it must reach the user (forwarded), who asked to carry it.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, time, timedelta
+from typing import Any
+
+from vibelife_env.checks import state, text
+from vibelife_env.probes import trip
+from vibelife_env.probes.base import Probe, Slot
+
+SHELTER = text.Phrases(["stay in", "stay indoors", "indoors", "shelter", "at the hotel", "in the hotel", "no outings"])
+STORM = text.Phrases(["storm", "typhoon", "advisory", "warning", "台风", "暴雨"])
+
+
+# ============================================================== return delay
+class ReturnDelay(Probe):
+    """See the module docstring."""
+
+    name = "return_delay"
+    phase = "end"
+
+    def __init__(self, rng: Any) -> None:
+        super().__init__(rng)
+        self.minutes = int(self.rng.choice([120, 150, 180, 210]))
+
+    def delay(self, ctx: Any, story: trip.TripStory) -> None:
+        held = trip.homebound(ctx, story)
+        flight = held.flight_no if held else story.valid_back()[0].flight_no
+        sched = ctx.sql("flight_booking", "SELECT depart_dt, arrive_dt FROM flights WHERE flight_no = ?", (flight,))
+        dep = state.when(sched[0]["depart_dt"]) + timedelta(minutes=self.minutes)  # type: ignore[operator]
+        arr = state.when(sched[0]["arrive_dt"]) + timedelta(minutes=self.minutes)  # type: ignore[operator]
+        ctx.world.services["flight_booking"].execute(
+            "UPDATE flight_status SET status = 'DELAYED', delay_min = ?, actual_depart = ?, actual_arrive = ? "
+            "WHERE flight_no = ? AND date = ?",
+            (self.minutes, dep.isoformat(), arr.isoformat(), flight, story.return_day.isoformat()),
+        )
+
+    def slots(self, story: trip.TripStory, window: tuple[datetime, datetime]) -> list[Slot]:
+        day = story.return_day
+        at = datetime.combine(day, time(5, 0), tzinfo=story.dest_tz)
+        brief = datetime.combine(day, time(7, 30), tzinfo=story.dest_tz)
+        return [
+            Slot(
+                "return_delay",
+                [
+                    {
+                        "id": "return_delay_lands",
+                        "time": at,
+                        "kind": "mutation",
+                        "silent": True,
+                        "body": "The flight home is delayed.",
+                        "apply": [{"script": "return_delay"}],
+                        "idempotency_key": "return-delay",
+                    },
+                    {
+                        "id": "return_day_brief",
+                        "time": brief,
+                        "kind": "cron_fire",
+                        "source": "scheduler",
+                        "body": "Departure day brief.",
+                    },
+                ],
+                {"return_day_brief": [self.step]},
+            )
+        ]
+
+    def setup(self, b: Any, story: trip.TripStory) -> None:
+        b.callable("return_delay", lambda ctx: self.delay(ctx, story))
+
+    def add_checks(self, b: Any, story: trip.TripStory, stage_of: dict[str, int]) -> None:
+        s = stage_of["return_delay"]
+
+        def actual(ctx: Any) -> tuple[trip.Held | None, datetime | None]:
+            held = trip.homebound(ctx, story)
+            return held, trip.departure(ctx, held.flight_no, story.return_day) if held else None
+
+        @b.checks.stage(s, weight=3, tags=("living_world", "calendar"), id=f"s{s:02d}_delay_in_calendar")
+        def in_calendar(ctx: Any) -> bool:
+            """The flight home's calendar event starts at its real (delayed) departure."""
+            held, at = actual(ctx)
+            mine = [e for e in state.events(ctx, story.dest_tz) if held and held.flight_no in e.summary]
+            return at is not None and len(mine) == 1 and mine[0].start == at
+
+        @b.checks.stage(s, weight=2, tags=("living_world", "communication"), id=f"s{s:02d}_delay_told")
+        def told(ctx: Any) -> bool:
+            """The departure-day reply gives the new departure time."""
+            held, at = actual(ctx)
+            return at is not None and text.mentions_time(ctx.reply(s), at.astimezone(story.dest_tz).time())
+
+        @b.checks.stage(s, weight=2, tags=("persistence", "living_world"), id=f"s{s:02d}_itinerary_folds_delay")
+        def itinerary(ctx: Any) -> bool:
+            """itinerary.md gives the flight home at its new time."""
+            held, at = actual(ctx)
+            lines = [ln for ln in ctx.file("itinerary.md").splitlines() if held and held.flight_no in ln]
+            return at is not None and any(text.mentions_time(ln, at.astimezone(story.dest_tz).time()) for ln in lines)
+
+    def step(self, agent: Any, event_text: str):
+        back = agent.memory.get("back")
+        if back is None or not agent.fresh():
+            return ["Travel day: have a good flight."]
+        st = yield agent.call("flight_booking__get_flight_status", flight_no=back["flight"], date=story_day(agent))
+        if not st.get("actual_depart"):
+            return []
+        new_id = yield from agent.move_event(agent.memory["evt_back"], st["actual_depart"], st["actual_arrive"])
+        agent.memory["evt_back"] = new_id
+        agent.memory["days"][story_day(agent)] = [
+            f"{back['flight']} delayed: departs {st['actual_depart'][11:16]} (was {back['depart'][11:16]})"
+        ]
+        yield agent.write_itinerary()
+        return [
+            f"{back['flight']} is delayed: it now leaves at {st['actual_depart'][11:16]}. Calendar and itinerary updated."
+        ]
+
+
+def story_day(agent: Any) -> str:
+    return agent.story.return_day.isoformat()
+
+
+# ============================================================== storm warning
+class StormWarning(Probe):
+    """See the module docstring."""
+
+    name = "storm"
+    phase = "trip"
+    constraints = ("outing_on_storm_day",)
+
+    def slots(self, story: trip.TripStory, window: tuple[datetime, datetime]) -> list[Slot]:
+        self.day = story.extras["outing_day"]
+        low = datetime.combine(self.day - timedelta(days=2), time(6, 0), tzinfo=story.dest_tz)
+        high = datetime.combine(self.day - timedelta(days=1), time(6, 0), tzinfo=story.dest_tz)
+        geo = story.dest.name.lower()
+        return [
+            Slot(
+                "storm_low",
+                [
+                    {
+                        "id": "storm_low_lands",
+                        "time": low,
+                        "kind": "mutation",
+                        "silent": True,
+                        "body": "A low-confidence storm advisory for the destination.",
+                        "apply": [
+                            {
+                                "server": "weather",
+                                "sql": (
+                                    "INSERT INTO alerts (alert_id, kind, severity, start_dt, end_dt, areas_json, description, "
+                                    f"active, created_at, source_event) VALUES ('al_storm', 'storm', 'advisory', "
+                                    f"'{self.day.isoformat()}T00:00:00', '{(self.day + timedelta(days=1)).isoformat()}T00:00:00', "
+                                    f"'[\"{geo}\"]', 'Low-confidence forecast: a storm may reach {story.dest.name} on "
+                                    f"{self.day.isoformat()}. Monitor forecasts.', 1, '{low.isoformat()}', 'met');"
+                                ),
+                            }
+                        ],
+                        "idempotency_key": "storm-low",
+                    },
+                    {
+                        "id": "storm_low_brief",
+                        "time": low + timedelta(hours=2),
+                        "kind": "cron_fire",
+                        "source": "scheduler",
+                        "body": "Daily brief.",
+                    },
+                ],
+                {"storm_low_brief": [self.step_low]},
+            ),
+            Slot(
+                "storm_high",
+                [
+                    {
+                        "id": "storm_high_lands",
+                        "time": high,
+                        "kind": "mutation",
+                        "silent": True,
+                        "body": "The storm forecast becomes high-confidence.",
+                        "apply": [
+                            {
+                                "server": "weather",
+                                "sql": (
+                                    "UPDATE alerts SET severity = 'warning', description = 'High-confidence forecast: a storm "
+                                    f"hits {story.dest.name} on {self.day.isoformat()} from 12:00. Avoid outdoor trips; stay "
+                                    "indoors.' WHERE alert_id = 'al_storm';"
+                                ),
+                            }
+                        ],
+                        "idempotency_key": "storm-high",
+                    },
+                    {
+                        "id": "storm_high_brief",
+                        "time": high + timedelta(hours=2),
+                        "kind": "cron_fire",
+                        "source": "scheduler",
+                        "body": "Daily brief.",
+                    },
+                ],
+                {"storm_high_brief": [self.step_high]},
+            ),
+        ]
+
+    def add_checks(self, b: Any, story: trip.TripStory, stage_of: dict[str, int]) -> None:
+        low, high = stage_of["storm_low"], stage_of["storm_high"]
+        day = self.day
+
+        @b.checks.stage(low, weight=2, tags=("living_world", "proactivity"), id=f"s{low:02d}_storm_flagged")
+        def flagged(ctx: Any) -> bool:
+            """The low-confidence advisory is passed on, and nothing is cancelled yet."""
+            return STORM.found_in(ctx.reply(low)) and trip.trip_booked(ctx, story)
+
+        @b.checks.stage(high, weight=4, tags=("persistence", "living_world"), id=f"s{high:02d}_plan_b_written")
+        def plan_b(ctx: Any) -> bool:
+            """Once the storm is likely, a written Plan B covers the storm day (staying in)."""
+            notes = state.notes(ctx, story.extras["initial_files"], exclude_pages=("pg_home",))
+            return any(text.mentions_date(n.text, day) and SHELTER.found_in(n.text) for n in notes)
+
+        @b.checks.stage(high, weight=3, tags=("living_world", "execution"), id=f"s{high:02d}_outing_moved")
+        def moved(ctx: Any) -> bool:
+            """The outing planned for the storm day now sits on another day of the trip."""
+            outing = [e for e in state.events(ctx, story.dest_tz) if story.extras["outing"] in e.summary]
+            trip_days = {story.depart_day + timedelta(days=i) for i in range(story.nights + 1)}
+            return len(outing) == 1 and outing[0].start.date() != day and outing[0].start.date() in trip_days
+
+    def step_low(self, agent: Any, event_text: str):
+        if not agent.fresh():
+            return []
+        alerts = yield agent.call("weather__get_alerts", geo=agent.story.dest.name.lower())
+        if not alerts:
+            return []
+        return [
+            f"Heads-up: a storm may reach {agent.story.dest.name} on {self.day.isoformat()} (low-confidence advisory). No change yet."
+        ]
+
+    def step_high(self, agent: Any, event_text: str):
+        if not agent.fresh():
+            return []
+        yield agent.call("weather__get_alerts", geo=agent.story.dest.name.lower())
+        d = self.day.isoformat()
+        yield from agent.note(
+            f"Plan B for the storm on {d}",
+            [
+                f"{d}: no outings after 12:00; stay in at the hotel.",
+                f"{agent.story.extras['outing']} moved to {agent.story.extras['spare_day'].isoformat()}.",
+            ],
+        )
+        spare = agent.story.extras["spare_day"].isoformat()
+        new_id = yield from agent.move_event(
+            agent.memory["evt_outing"], f"{spare}T10:00:00{_offset(agent)}", f"{spare}T15:00:00{_offset(agent)}"
+        )
+        agent.memory["evt_outing"] = new_id
+        return [
+            f"The storm is now likely on {d}: Plan B written (stay in at the hotel); I moved {agent.story.extras['outing']} to {spare}."
+        ]
+
+
+def _offset(agent: Any) -> str:
+    at = datetime.combine(agent.story.depart_day, time(12, 0), tzinfo=agent.story.dest_tz)
+    return at.isoformat()[-6:]
+
+
+# ============================================================== late document
+class LateDocument(Probe):
+    """See the module docstring."""
+
+    name = "late_document"
+    phase = "prep"
+    message_id = "<certificate@insurer.example>"
+
+    def slots(self, story: trip.TripStory, window: tuple[datetime, datetime]) -> list[Slot]:
+        at = self._between(window, 0.5, 0.9)
+        review = (at + timedelta(hours=int(self.rng.integers(6, 20)))).replace(minute=0)
+        return [
+            Slot(
+                "late_document",
+                [
+                    {
+                        "id": "certificate_lands",
+                        "time": at,
+                        "kind": "mutation",
+                        "silent": True,
+                        "body": "The insurer's certificate arrives.",
+                        "apply": [
+                            {
+                                "server": "email",
+                                "sql": (
+                                    "INSERT INTO messages (folder_id, message_id, subject, from_addr, to_addr_json, date, "
+                                    "body_text, is_read, is_important, headers_json, uid, size, created_at) VALUES "
+                                    f"((SELECT id FROM folders WHERE name = 'INBOX'), '{self.message_id}', "
+                                    f"'Your travel insurance certificate', 'service@insurer.example', '[\"{story.user.email}\"]', "
+                                    f"'{at.isoformat()}', 'Attached is the certificate of your travel policy; carry it "
+                                    f"while abroad. Policy TRV-{story.user.key.upper()}.', 0, 0, '{{}}', 901, 300, '{at.isoformat()}');"
+                                ),
+                            }
+                        ],
+                        "idempotency_key": "certificate",
+                    },
+                    {
+                        "id": "certificate_review",
+                        "time": review,
+                        "kind": "cron_fire",
+                        "source": "scheduler",
+                        "body": "Pre-departure review.",
+                    },
+                ],
+                {"certificate_review": [self.step]},
+            )
+        ]
+
+    def add_checks(self, b: Any, story: trip.TripStory, stage_of: dict[str, int]) -> None:
+        s = stage_of["late_document"]
+
+        @b.checks.stage(s, weight=3, tags=("proactivity", "persistence"), id=f"s{s:02d}_certificate_forwarded")
+        def forwarded(ctx: Any) -> bool:
+            """The insurer's certificate reached the user (forwarded or sent to them), and the original is kept."""
+            to_user = state.sent(ctx, story.user.email)
+            about = [m for m in to_user if "certificate" in (m.subject + m.own_body).lower() or "TRV-" in m.body]
+            return bool(about) and state.intact(ctx, [self.message_id])
+
+    def step(self, agent: Any, event_text: str):
+        if not agent.fresh():
+            return []
+        found = yield agent.call("email__search_emails", query="insurance certificate", folder="INBOX")
+        mail = next(iter(found.get("emails", [])), None)
+        if mail is None:
+            return []
+        yield agent.call(
+            "email__forward_email",
+            email_id=mail["email_id"],
+            to=agent.story.user.email,
+            body=agent.t("Your insurance certificate: please keep it with your passport."),
+        )
+        return ["The insurance certificate arrived; I forwarded it to you to carry."]

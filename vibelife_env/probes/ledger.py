@@ -1,0 +1,68 @@
+"""The bookkeeping contract travel and money families state in their workspace, and its checks.
+
+The workspace says: ``ledger.md`` is the only record of money; one table row per committed
+booking or payment ``| date | item | reference | amount | status |`` (status ``committed``,
+``refunded`` or ``cancelled``), and a ``**Total committed: <amount> CNY**`` line equal to the
+committed rows. :data:`CONTRACT` is that text; :func:`consistent` checks a ledger against the
+services (amounts and references read by meaning, any spelling of the numbers).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from vibelife_env.checks import state, text
+
+CONTRACT = """## Bookkeeping contract
+
+`ledger.md` is the only record of money for this trip. There is no budget service: you total it.
+One row per committed booking or payment, in this shape:
+
+    | 2026-01-05 | Museum passes (2) | ORDER 55120 | 360.00 | committed |
+
+- columns: date of the charge, item, reference (PNR / reservation id / booking ref), amount in
+  CNY, status `committed`, `refunded` or `cancelled`;
+- keep the line `**Total committed: <amount> CNY**` at the bottom equal to the sum of the
+  `committed` rows, updated every time a row changes.
+"""
+
+EMPTY = """# Trip ledger (CNY)
+
+| date | item | reference | amount_cny | status |
+|---|---|---|---|---|
+
+**Total committed: 0.00 CNY**
+"""
+
+
+def rows(doc: str) -> tuple[list[tuple[str, float, str]], float | None]:
+    """Rows ``(item and reference cells, amount, status)`` and the total line's amount."""
+    out, total = [], None
+    for line in doc.splitlines():
+        if "total committed" in line.lower():
+            found = text.find_amounts(line)
+            total = float(found[-1]) if found else total
+            continue
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if len(cells) < 5:
+            continue
+        status = cells[-1].lower()
+        amounts = text.find_amounts(cells[-2])
+        if status in ("committed", "refunded", "cancelled") and amounts:
+            out.append((" ".join(cells[1:-2]), float(amounts[-1]), status))
+    return out, total
+
+
+def consistent(ctx: Any, charges: list[state.Charge], minimum: int = 1) -> bool:
+    """Every live charge has a committed row at its amount, and the total line equals both the
+    committed rows and what the services say is committed."""
+    found, total = rows(ctx.file("ledger.md"))
+    live = [c for c in charges if c.live]
+    if total is None or len(live) < minimum:
+        return False
+    committed = [(cell, amount) for cell, amount, status in found if status == "committed"]
+    for c in live:
+        if not any(c.ref in cell and abs(a - c.amount) <= 0.5 for cell, a in committed):
+            return False
+    real = round(sum(c.amount for c in live), 2)
+    return abs(sum(a for _, a in committed) - total) <= 0.5 and abs(total - real) <= 0.5
