@@ -2,4 +2,3 @@
 
 if __name__ != "vibelife_env.tasks":  # one import name only (see setup.py)
     raise ImportError(f"import this folder as vibelife_env.tasks, not as {__name__}")
-

@@ -11,6 +11,7 @@ pytest.importorskip("transformers")
 pytest.importorskip("tensorboard")
 
 from tensorboard.backend.event_processing.event_accumulator import EventAccumulator  # noqa: E402
+
 from vibelife_env.training.grpo import (  # noqa: E402
     GRPOConfig,
     GRPOTrainer,

@@ -12,6 +12,11 @@ from typing import Any
 import gymnasium as gym
 import numpy as np
 import pytest
+
+import vibelife_env
+from vibelife_env.agents import PollingAgent, make_agent
+from vibelife_env.env import VibeLifeEnv
+from vibelife_env.rollout import run_episode
 from vibelife_env.wrappers import (
     ChatHistoryObservation,
     SparseReward,
@@ -25,11 +30,6 @@ from vibelife_env.wrappers import (
     parse_tool_call_text,
 )
 from vibelife_env.wrappers._chat import ChatMessages
-
-import vibelife_env
-from vibelife_env.agents import PollingAgent, make_agent
-from vibelife_env.env import VibeLifeEnv
-from vibelife_env.rollout import run_episode
 
 DEMO = "VibeLife-demo-errands-v0"
 MODULES = ["_chat", "observation", "action", "reward", "common", "monitoring"]

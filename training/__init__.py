@@ -2,4 +2,3 @@
 
 if __name__ != "vibelife_env.training":  # one import name only (see setup.py)
     raise ImportError(f"import this folder as vibelife_env.training, not as {__name__}")
-

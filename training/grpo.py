@@ -50,11 +50,11 @@ from typing import Any
 
 import gymnasium as gym
 import torch
-from vibelife_env.training.text import INVALID_TOOL, ByteTokenizer, HFTokenizer, TextTokenizer, parse_completion
 
 import vibelife_env
 from vibelife_env.agents import make_agent
 from vibelife_env.episode import agent_view
+from vibelife_env.training.text import INVALID_TOOL, ByteTokenizer, HFTokenizer, TextTokenizer, parse_completion
 
 
 @dataclass

@@ -16,7 +16,9 @@ DEFAULT_ENV = "VibeLife-travel-japan-v0"
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--env", default=None, help=f"environment id (default {DEFAULT_ENV}, else the first registered)")
     p.add_argument(
-        "--agent", default="oracle", help="null, polling, stuffer, oracle, stale, reckless, or openai (OPENAI_BASE_URL, VIBELIFE_MODEL; default oracle)"
+        "--agent",
+        default="oracle",
+        help="null, polling, stuffer, oracle, stale, reckless, or openai (OPENAI_BASE_URL, VIBELIFE_MODEL; default oracle)",
     )
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--bundles", default=None, help="also register the bundles under this directory")
