@@ -37,8 +37,10 @@ class ReturnDelay(Probe):
         held = trip.homebound(ctx, story)
         flight = held.flight_no if held else story.valid_back()[0].flight_no
         sched = ctx.sql("flight_booking", "SELECT depart_dt, arrive_dt FROM flights WHERE flight_no = ?", (flight,))
-        dep = state.when(sched[0]["depart_dt"]) + timedelta(minutes=self.minutes)  # type: ignore[operator]
-        arr = state.when(sched[0]["arrive_dt"]) + timedelta(minutes=self.minutes)  # type: ignore[operator]
+        dep0, arr0 = state.when(sched[0]["depart_dt"]), state.when(sched[0]["arrive_dt"])
+        if dep0 is None or arr0 is None:
+            raise ValueError(f"flight {flight} has no schedule to delay")
+        dep, arr = dep0 + timedelta(minutes=self.minutes), arr0 + timedelta(minutes=self.minutes)
         ctx.world.services["flight_booking"].execute(
             "UPDATE flight_status SET status = 'DELAYED', delay_min = ?, actual_depart = ?, actual_arrive = ? "
             "WHERE flight_no = ? AND date = ?",
