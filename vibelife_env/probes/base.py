@@ -66,6 +66,12 @@ class Probe(ABC):
     #: Implicit constraints this probe plants (for the instance profile).
     constraints: tuple[str, ...] = ()
 
+    def place(self, story: Any, window: tuple[datetime, datetime]) -> list[Slot]:
+        """The probe's slots for this instance (remembers their keys in :attr:`slot_keys`)."""
+        out = self.slots(story, window)
+        self.slot_keys = [s.key for s in out]
+        return out
+
     @abstractmethod
     def slots(self, story: Any, window: tuple[datetime, datetime]) -> list[Slot]:
         """The events this probe adds, at times inside ``window``."""

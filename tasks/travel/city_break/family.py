@@ -246,7 +246,7 @@ class CityBreak(Family):
         for p in probes:
             p.add_checks(b, story, stage_of)
         b.oracle = oracle_family(steps, story)
-        order = tuple(p.name for p in sorted(probes, key=lambda p: stage_of.get(_first_key(p, slots), 0)))
+        order = tuple(p.name for p in sorted(probes, key=lambda p: min(stage_of[k] for k in p.slot_keys)))
         constraints = tuple(c for p in probes for c in p.constraints) + _rule_names(story)
         profile = InstanceProfile(order, constraints, story.user.key, "en", (story.extras["wrap"] - story.kickoff).days)
         return b.task(max_tool_calls_per_turn=40, max_tool_calls_per_episode=800), profile
@@ -282,7 +282,7 @@ class CityBreak(Family):
         windows = {"prep": prep, "trip": trip_w, "quote": quote, "end": trip_w}
         out: list[Slot] = []
         for p in probes:
-            out += p.slots(story, windows[p.phase])
+            out += p.place(story, windows[p.phase])
         return out
 
     # ========================================================= world seed
@@ -760,16 +760,6 @@ def merge_overlapping(slots: list[Slot]) -> list[list[Slot]]:
             groups.append([slot])
             end = last
     return groups
-
-
-def _first_key(probe: Probe, slots: list[Slot]) -> str:
-    keys = {
-        "phishing": getattr(probe, "key", ""),
-        "late_document": "late_document",
-        "storm": "storm_low",
-        "return_delay": "return_delay",
-    }
-    return keys.get(probe.name, "")
 
 
 def _rule_names(story: trip.TripStory) -> tuple[str, ...]:
