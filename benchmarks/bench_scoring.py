@@ -3,6 +3,7 @@
 Usage::
 
     python benchmarks/bench_scoring.py /path/to/checkout/eval_set [--calls 1000] [--only SUBSTRING]
+    python benchmarks/bench_scoring.py /path/to/checkout/eval_set --verify [--only SUBSTRING]
 
 For each bundle an adversarial *sprayer* makes about ``--calls`` read-only tool calls over
 the episode, spread evenly over its turns: every argument-free read tool of every enabled
@@ -17,6 +18,17 @@ is never truncated. Reported per bundle:
 - ``snapshot ms``: median of 5 ``env.unwrapped.snapshot()`` taken mid-episode (at the
   first turn after half the calls), target <= 2 ms.
 
+``--sharing off`` times the rubric runtime without its speed-ups (stage-file parses
+shared within a scoring pass, pure rubric helpers memoized:
+:mod:`vibelife_env.release.parsed`, :mod:`vibelife_env.release.purity`).
+
+``--verify`` checks that those speed-ups change no result: it runs every bundle with the
+null, polling and keyword-stuffer baselines, three write-heavy adversaries (sprayer,
+copier, destroyer) and the ``--calls`` read sprayer above, three times in fresh processes
+(``--dump``): without sharing, with it, and with shared parses made read-only
+(``frozen``: a rubric that changed one in place would raise). It compares every check's
+pass/fail, the scores and the rubric errors; exit status 1 on any difference.
+
 Without a checkout path the script explains itself and exits with status 0, so it can be
 run blindly in CI.
 """
@@ -28,7 +40,9 @@ import itertools
 import json
 import math
 import statistics
+import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 from typing import Any
@@ -36,6 +50,11 @@ from typing import Any
 import gymnasium as gym
 
 import vibelife_env
+from vibelife_env.agents.adversaries import Copier, Destroyer
+from vibelife_env.agents.adversaries import Sprayer as WriteSprayer
+from vibelife_env.agents.base import KeywordStuffer, NullAgent, PollingAgent
+from vibelife_env.release import parsed, rubric_env
+from vibelife_env.rollout import run_episode
 
 FINAL_TARGET_S = 1.0
 SNAPSHOT_TARGET_MS = 2.0
@@ -122,11 +141,87 @@ def bench(eid: str, target_calls: int) -> dict[str, Any]:
     }
 
 
+class Reader:
+    """:class:`Sprayer` as a rollout agent (``reset(info)``, ``act(obs, info)``)."""
+
+    name = "reader"
+
+    def __init__(self, task: Any, calls: int) -> None:
+        self.inner = Sprayer(per_turn=math.ceil(calls / _turns(task)))
+        self.files = sorted(task.workspace_files)
+
+    def reset(self, info: dict[str, Any]) -> None:
+        self.inner.reset(info, self.files)
+
+    def act(self, observation: dict[str, Any], info: dict[str, Any]) -> dict[str, Any]:
+        return self.inner.act()
+
+
+#: The agents of ``--verify``: baselines, write-heavy adversaries and the read sprayer.
+AGENTS: dict[str, Any] = {
+    "null": NullAgent,
+    "polling": PollingAgent,
+    "stuffer": KeywordStuffer,
+    "writer": WriteSprayer,
+    "copier": Copier,
+    "destroyer": Destroyer,
+}
+
+
+def check_results(eid: str, calls: int) -> dict[str, Any]:
+    """Per agent (:data:`AGENTS` and the read sprayer): score, each check's pass/fail and the
+    rubric errors of one episode."""
+    out: dict[str, Any] = {}
+    for name in [*AGENTS, "reader"]:
+        if name == "reader":
+            env = gym.make(eid, max_tool_calls_per_turn=100_000, max_tool_calls_per_episode=1_000_000)
+            agent: Any = Reader(env.unwrapped.task, calls)
+        else:
+            env = gym.make(eid)
+            agent = AGENTS[name]()
+        r = run_episode(env, agent, seed=0, record=False)
+        out[name] = {
+            "score": r.score,
+            "checks": {c["id"]: bool(c["passed"]) for c in r.checks},
+            "errors": sorted(r.check_errors),
+            "calls": r.tool_calls,
+        }
+    return out
+
+
+def verify(path: str, only: str, calls: int) -> int:
+    """Dump check results without sharing, with it and frozen (fresh processes); compare them."""
+    dumps: dict[str, dict[str, Any]] = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        for mode in ("off", "on", "frozen"):
+            out = Path(tmp) / f"{mode}.json"
+            cmd = [sys.executable, __file__, path, "--only", only, "--calls", str(calls), "--sharing", mode]
+            subprocess.run([*cmd, "--dump", str(out)], check=True)
+            dumps[mode] = json.loads(out.read_text(encoding="utf-8"))
+    base, differ = dumps["off"], 0
+    print(f"{'bundle':52} {'agent':8} {'checks':>6} {'passed':>6} {'score':>6}  same with sharing / frozen")
+    for eid, agents in base.items():
+        for agent, want in agents.items():
+            same = [dumps[m][eid][agent] == want for m in ("on", "frozen")]
+            differ += not all(same)
+            print(
+                f"{eid.removeprefix('VibeLife-').removesuffix('-v0')[:52]:52} {agent:8} {len(want['checks']):>6} "
+                f"{sum(want['checks'].values()):>6} {want['score']:>6.2f}  {'/'.join('yes' if x else 'NO' for x in same)}",
+                flush=True,
+            )
+    runs = sum(len(a) for a in base.values())
+    print(f"\n{runs} runs; {differ} differ in a check result, the score or the rubric errors")
+    return 1 if differ else 0
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("path", nargs="?", help="a checkout's eval_set (or any folder of bundles)")
     parser.add_argument("--calls", type=int, default=1000, help="tool calls per episode (about)")
     parser.add_argument("--only", default="", help="run only bundles whose id contains this")
+    parser.add_argument("--sharing", choices=("on", "off", "frozen"), default="on", help="the rubric speed-ups")
+    parser.add_argument("--verify", action="store_true", help="compare check results with and without sharing")
+    parser.add_argument("--dump", help="write the check results of every agent to this JSON file")
     args = parser.parse_args(argv)
     if not args.path:
         print(
@@ -135,9 +230,16 @@ def main(argv: list[str] | None = None) -> int:
             "    python benchmarks/bench_scoring.py /path/to/vibelifebench/eval_set"
         )
         return 0
+    if args.verify:
+        return verify(args.path, args.only, args.calls)
+    rubric_env.SHARING = args.sharing != "off"
+    parsed.FROZEN = args.sharing == "frozen"
     root = Path(args.path)
     root = root / "eval_set" if (root / "eval_set").is_dir() else root
     ids = [i for i in vibelife_env.register_bundles(root) if args.only in i]
+    if args.dump:
+        Path(args.dump).write_text(json.dumps({eid: check_results(eid, args.calls) for eid in ids}), encoding="utf-8")
+        return 0
     print(
         f"{'bundle':52} {'calls':>6} {'trace MB':>8} {'final s':>8} {'worst s':>8} {'snapshot ms':>11} "
         f"{'score':>6} {'exc':>3}"

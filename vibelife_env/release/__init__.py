@@ -7,7 +7,10 @@ the raw timeline is rewritten into the sequence that runner replays
 ``task.py``; the check loader reads ``task.release`` for the rubric modules to load and
 their weights, and runs each rubric on the runner's ``env`` shape
 (:class:`.rubric_env.RubricEnv`, over a :class:`~vibelife_env.checks.CheckContext`), whose
-stage response and trace files :class:`.runtime.ReleaseRuntime` shapes as the runner did.
+stage response and trace files :class:`.runtime.ReleaseRuntime` shapes as the runner did
+(the trace rows exactly as that runner writes them: :mod:`.trace`). Scoring stays fast
+on long episodes without changing a result: stage files are parsed once per pass
+(:mod:`.parsed`) and pure rubric helpers are memoized (:mod:`.purity`).
 This package re-exports only what the task loader needs, so importing it stays light.
 
 What is faithful and what is approximated is listed in ``docs`` of the issue report and

@@ -14,8 +14,8 @@ differences with :mod:`ast` — never importing the file — into a :class:`Rele
 - which end-of-episode rubric modules the runner loads (``final``, ``cross_stage``,
   ``tool_quality``) and whether weights come from ``rubrics/weight_profile.py``;
 - server aliases used by mutations (``{"lp": "listing_platform"}``);
-- the shape of the per-stage tool trace the rubrics read (one row per call, or separate
-  call and result rows);
+- whether it writes the per-stage tool trace the rubrics read, and the exact shape of its
+  rows (:mod:`vibelife_env.release.trace`);
 - whether stages are counted from the rubric files too (handbook runtime);
 - whether inbound-email world events are also materialized in the mailbox.
 """
@@ -30,6 +30,7 @@ from typing import Any
 
 from vibelife_env.errors import TaskLoadError
 from vibelife_env.release.templates import Renderer, TemplateError, extract_renderer
+from vibelife_env.release.trace import EXTRACTORS, PLAIN_SHAPE, TraceShape, TraceShapeError, read_trace_shape
 from vibelife_env.services.registry import SERVICES, canonical_name
 
 END_MODULES = ("final", "cross_stage", "tool_quality")
@@ -49,7 +50,7 @@ class ReleaseProfile:
     end_modules: tuple[str, ...] = END_MODULES
     weight_profile: bool = False
     server_aliases: dict[str, str] = field(default_factory=dict)
-    trace_style: str = "row"  # "row": one row per call; "paired": call rows and result rows
+    trace: TraceShape | None = PLAIN_SHAPE  # None: the runner writes no stage_N.json
     stages_from_rubrics: bool = False
     materialize_email: bool = False
     email_row: dict[str, Any] = field(default_factory=dict)
@@ -97,7 +98,7 @@ def _turn_kinds(dispatch: ast.FunctionDef | None) -> tuple[str, ...]:
             and isinstance(node.ops[0], ast.NotIn)
             and isinstance(node.comparators[0], (ast.Tuple, ast.Set, ast.List))
         ):
-            kinds = [e.value for e in node.comparators[0].elts if isinstance(e, ast.Constant)]
+            kinds = [str(e.value) for e in node.comparators[0].elts if isinstance(e, ast.Constant)]
             if "user_message" in kinds:
                 # a runner that only warns on other kinds still renders them
                 warns_only = not any(isinstance(s, (ast.Return, ast.Raise)) for s in ast.walk(_if_body(dispatch, node)))
@@ -186,7 +187,10 @@ def load_profile(root: Path, start_date: str | None, timezone: str) -> ReleasePr
     separator = _batch_separator(tree, renderer.func.name) if renderer else None
     if separator is not None:
         dispatch = funcs.get("_dispatch_stage_events", dispatch)
-    trace_style = "paired" if "_extract_full_trace" in funcs else "row"
+    try:
+        trace = read_trace_shape([tree, render_tree] if handbook else [tree])
+    except TraceShapeError as exc:
+        raise TaskLoadError(render_path if handbook else task_py, "/".join(EXTRACTORS), str(exc)) from None
     return ReleaseProfile(
         task_py=task_py,
         prompt=_prompt(tree),
@@ -196,7 +200,7 @@ def load_profile(root: Path, start_date: str | None, timezone: str) -> ReleasePr
         end_modules=tuple(m for m in END_MODULES if m in strings),
         weight_profile="weight_for" in {n.attr for n in ast.walk(tree) if isinstance(n, ast.Attribute)},
         server_aliases=_aliases(tree),
-        trace_style=trace_style,
+        trace=trace,
         stages_from_rubrics=handbook or "_expected_stage_count" in funcs,
         materialize_email="_materialize_email_event" in funcs,
         email_row=_email_row_template(funcs.get("_materialize_email_event")),

@@ -5,10 +5,10 @@ Release rubrics receive the runner's ``env`` and read, besides the services
 
 - ``/terrarium/agent_responses/stage_N.txt``: the stage's turn replies, each cut at
   20 000 characters, empty ones dropped, joined by ``"\\n---\\n"``;
-- ``/terrarium/agent_traces/stage_N.json``: the stage's tool calls. Two shapes exist:
-  one row per call (``event_id, id, type, name, arguments, result, success, error``), or
-  — for the runners that keep a full trace — a ``tool_call`` row and a ``tool_result``
-  row per call, paired by ``id``, with ``name`` set only when the call succeeded;
+- ``/terrarium/agent_traces/stage_N.json``: the stage's tool calls, in the row shape the
+  bundle's runner writes (one row per call, or a ``tool_call`` and a ``tool_result`` row;
+  the keys differ per runner: :mod:`vibelife_env.release.trace`); absent for the
+  runners that write none;
 - one runner instead builds a namespace: ``ctx.turn_log`` (one entry per event, the
   batch's reply and calls on its first event), async ``ctx.fs`` and async service
   managers under alias names, with a few tool-name aliases for notion.
@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 from types import SimpleNamespace
 from typing import TYPE_CHECKING, Any
 
+from vibelife_env.release.trace import trace_rows
 from vibelife_env.services.registry import canonical_name
 
 if TYPE_CHECKING:
@@ -130,16 +131,22 @@ class ReleaseRuntime:
         """``stage_N.txt`` as the runner writes it."""
         return RESPONSE_SEPARATOR.join(_limit(t.reply) for t in self.turns(record, stage) if t.reply)
 
+    @property
+    def writes_traces(self) -> bool:
+        """True when the runner writes ``stage_N.json`` at all."""
+        return self.profile.trace is not None
+
     def trace_rows(self, record: EpisodeRecord, stage: int) -> list[dict[str, Any]]:
-        """``stage_N.json`` rows in the runner's shape."""
-        out: list[dict[str, Any]] = []
-        for turn in self.turns(record, stage):
-            for call in turn.calls:
-                if self.profile.trace_style == "paired":
-                    out.extend(_paired_rows(turn.event_id, call))
-                else:
-                    out.append(_row(turn.event_id, call))
-        return out
+        """``stage_N.json`` rows in the runner's shape (none for a runner that writes no trace)."""
+        shape = self.profile.trace
+        if shape is None:
+            return []
+        return [
+            row
+            for turn in self.turns(record, stage)
+            for call in turn.calls
+            for row in trace_rows(shape, turn.event_id, call)
+        ]
 
     def stage_file(self, record: EpisodeRecord, kind: str, stage: int) -> str:
         """The text of ``stage_N.txt`` (``kind="response"``) or ``stage_N.json`` (``kind="trace"``).
@@ -204,32 +211,6 @@ class ReleaseRuntime:
             if provider is not None:
                 setattr(space, alias, _AsyncTools(provider, self.tool_aliases, self.arg_moves))
         return space
-
-
-def _row(event_id: str, call: dict[str, Any]) -> dict[str, Any]:
-    ok = bool(call.get("ok"))
-    result = call.get("result")
-    return {
-        "event_id": event_id,
-        "id": call.get("id"),
-        "type": "toolCall",
-        "name": call["name"],
-        "arguments": call.get("args") or {},
-        "result": result,
-        "success": ok,
-        "error": None if ok else str(result.get("error") if isinstance(result, dict) else result),
-    }
-
-
-def _paired_rows(event_id: str, call: dict[str, Any]) -> list[dict[str, Any]]:
-    ok = bool(call.get("ok"))
-    name = call["name"]
-    shown = name if ok else ""
-    common = {"event_id": event_id, "id": call.get("id"), "attempted_name": name, "paired": True, "success": ok}
-    return [
-        {**common, "role": "assistant", "type": "tool_call", "name": shown, "arguments": call.get("args") or {}},
-        {**common, "role": "toolResult", "type": "tool_result", "name": shown, "result": call.get("result")},
-    ]
 
 
 class _AsyncFS:
