@@ -181,7 +181,8 @@ def load_policy(cfg: GRPOConfig, path: str | None = None) -> tuple[Any, TextToke
     else:
         tokenizer = HFTokenizer(AutoTokenizer.from_pretrained(source))
         model = AutoModelForCausalLM.from_pretrained(source, dtype=dtype)
-    return model.to(cfg.device), tokenizer
+    # transformers decorates PreTrainedModel.to with functools.wraps, which typeshed types as unbound
+    return model.to(cfg.device), tokenizer  # type: ignore[arg-type]
 
 
 # ------------------------------------------------------------------------ generation
@@ -419,8 +420,10 @@ class GRPOTrainer:
         self.model.save_pretrained(path / "model")
         if isinstance(self.tokenizer, ByteTokenizer):
             (path / "model" / "byte_tokenizer.json").write_text(json.dumps(self.tokenizer.config()))
-        else:
+        elif isinstance(self.tokenizer, HFTokenizer):
             self.tokenizer.tok.save_pretrained(path / "model")
+        else:
+            raise TypeError(f"cannot save a {type(self.tokenizer).__name__}: only ByteTokenizer and HFTokenizer")
         state = {"optimizer": self.optimizer.state_dict(), "step": self.step, "generator": self.gen.get_state()}
         torch.save(state, path / "trainer.pt")
         (path / "config.json").write_text(json.dumps(asdict(self.cfg), indent=2))

@@ -29,7 +29,7 @@ of it: the runners, ``vibelife run`` and ``vibelife rollout`` do.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any
 
 import gymnasium as gym
 
@@ -44,7 +44,7 @@ from vibelife_env.spaces import action_space, empty_message, observation_space
 from vibelife_env.task.loader import Task, load_task_cached
 from vibelife_env.world import World
 
-__all__ = ["VERSION", "EnvSnapshot", "VibeLifeEnv", "agent_view", "default_system_prompt", "render_event"]
+__all__ = ["VERSION", "EnvSnapshot", "VibeLifeEnv", "agent_view", "base_env", "default_system_prompt", "render_event"]
 
 VERSION = "0.2.0"
 
@@ -93,7 +93,8 @@ class VibeLifeEnv(gym.Env[dict, dict]):
         max_wakeups: Wake-ups the assistant may schedule per episode.
     """
 
-    metadata: ClassVar[dict[str, Any]] = {"render_modes": ["ansi"], "render_fps": 4}
+    # gymnasium declares ``metadata`` as a plain (instance) attribute and reads it off the class
+    metadata: dict[str, Any] = {"render_modes": ["ansi"], "render_fps": 4}  # noqa: RUF012
 
     def __init__(
         self,
@@ -109,14 +110,17 @@ class VibeLifeEnv(gym.Env[dict, dict]):
     ) -> None:
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode must be one of {self.metadata['render_modes']} or None, got {render_mode!r}")
-        if (task is None) == (task_dir is None):
+        if task is None and task_dir is not None:
+            task = load_task_cached(task_dir)
+        elif task is None or task_dir is not None:
             raise ValueError("give exactly one of task_dir (a bundle folder) or task (a loaded or generated Task)")
         self.render_mode = render_mode
         self.strict_mutations = strict_mutations
         self.max_wakeups = max_wakeups
         self._limits = (max_tool_calls_per_turn, max_tool_calls_per_episode)
-        self.use_task(task if task is not None else load_task_cached(task_dir))  # type: ignore[arg-type]
-        self.observation_space = observation_space(max_stages or max(s.index for s in self.task.stages) + 1)
+        self.use_task(task)
+        self._max_stages = max_stages or max(s.index for s in self.task.stages) + 1
+        self.observation_space = observation_space(self._max_stages)
         self.action_space = action_space()
 
     def use_task(self, task: Task) -> None:
@@ -260,7 +264,7 @@ class VibeLifeEnv(gym.Env[dict, dict]):
             self.strict_mutations,
             self.max_wakeups,
             task=self.task,
-            max_stages=self.observation_space["stage"].n,  # type: ignore[index]
+            max_stages=self._max_stages,
         )
         other.restore(self.snapshot())
         return other
@@ -317,3 +321,15 @@ class VibeLifeEnv(gym.Env[dict, dict]):
             info["final_score"] = info["score"]
             info["checks"] = [r.to_dict() for r in ep.scorer.results.values()]
         return info
+
+
+def base_env(env: gym.Env) -> VibeLifeEnv:
+    """The :class:`VibeLifeEnv` under any wrappers (``env.unwrapped``, typed).
+
+    Raises:
+        TypeError: ``env`` is not a VibeLife env, wrapped or not.
+    """
+    base = env.unwrapped
+    if not isinstance(base, VibeLifeEnv):
+        raise TypeError(f"expected a VibeLife env (wrapped or not), got {type(base).__name__}")
+    return base

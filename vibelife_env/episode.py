@@ -433,7 +433,8 @@ class Episode:
     # ------------------------------------------------------------------ scoring
     def _score(self, checks: list[Check], stage: int | None) -> list[CheckResult]:
         """Evaluate and freeze ``checks`` on one sandboxed view of the world."""
-        assert self.world is not None
+        world = self.world
+        assert world is not None
         pending = [c for c in checks if c.id not in self.scorer.results]
         if not pending:
             return []
@@ -443,10 +444,10 @@ class Episode:
             key = next(iter(check.agents)) if not self.solo and len(check.agents) == 1 else None
             if key not in contexts:
                 record = self.seats[key].record if key in self.seats else self.record
-                contexts[key] = CheckContext(self.world, record.copy(), stage)  # type: ignore[arg-type]
+                contexts[key] = CheckContext(world, record.copy(), stage)
             return contexts[key]
 
-        with self.world.sandbox():
+        with world.sandbox():
             try:
                 return self.scorer.evaluate(pending, context_for)
             finally:
@@ -549,7 +550,7 @@ class Episode:
         self.transcript.append(f"[{clock}] {who}: {text}")
 
 
-def _rng_state(seed: int) -> dict[str, Any]:
+def _rng_state(seed: int) -> Mapping[str, Any]:
     import numpy as np
 
     return np.random.default_rng(seed).bit_generator.state

@@ -7,7 +7,7 @@ from typing import Any
 
 import gymnasium as gym
 
-from vibelife_env.env import VERSION, VibeLifeEnv
+from vibelife_env.env import VERSION, VibeLifeEnv, base_env
 from vibelife_env.episode import agent_view
 from vibelife_env.spaces import chat_messages
 
@@ -101,7 +101,7 @@ def run_episode(
         max_steps: Safety bound on steps (the env's budgets normally end runaway agents).
         record: Keep the OpenAI-format transcript in the result.
     """
-    base: VibeLifeEnv = env.unwrapped  # type: ignore[assignment]
+    base = base_env(env)
     obs, info = env.reset(seed=seed)
     agent.reset(agent_view(info))
     result = EpisodeResult(base.task.id, getattr(agent, "name", type(agent).__name__), seed, 0.0)

@@ -38,7 +38,7 @@ from typing import Any
 
 import gymnasium as gym
 
-from vibelife_env.env import EnvSnapshot, VibeLifeEnv
+from vibelife_env.env import EnvSnapshot, VibeLifeEnv, base_env
 from vibelife_env.rollout import EpisodeResult, run_episode
 from vibelife_env.vector import ensure_ray, make_env, resolve_env_kwargs
 
@@ -161,7 +161,7 @@ class _JobEnv(gym.Wrapper):
         self.job = job
 
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
-        base: VibeLifeEnv = self.env.unwrapped  # type: ignore[assignment]
+        base = base_env(self.env)
         job_info = {"seed": self.job.seed, "tag": self.job.tag, "forked": self.job.snapshot is not None}
         if self.job.snapshot is None:
             obs, info = base.reset(seed=seed, options=options)
@@ -343,8 +343,10 @@ class EpisodeRunner:
     def close(self) -> None:
         """End the actors (Ray itself keeps running). Idempotent."""
         actors, self._actors = self._actors, []
+        if self._ray is None:  # no actors without Ray
+            return
         for a in actors:
-            self._ray.kill(a)  # type: ignore[union-attr]
+            self._ray.kill(a)
 
     def __enter__(self) -> EpisodeRunner:
         return self

@@ -13,7 +13,7 @@ from vibelife_env.task.models import EVENT_KINDS
 def task_stats(task: Task) -> dict[str, Any]:
     """One row of statistics for a loaded task (checks are loaded too)."""
     events = task.events
-    kinds = Counter(e.kind for e in events)
+    kinds: Counter[str] = Counter(e.kind for e in events)
     times = [e.time for e in events]
     checks = task.checks
     by_tier = {t: [c for c in checks if c.tier == t] for t in TIERS}

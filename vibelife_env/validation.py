@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any, Literal
 
 import gymnasium as gym
@@ -28,6 +29,7 @@ import gymnasium as gym
 from vibelife_env.agents import make_agent
 from vibelife_env.agents.adversaries import OraclePlusPolling
 from vibelife_env.agents.oracle import load_oracle, oracle_family
+from vibelife_env.env import base_env
 from vibelife_env.rollout import EpisodeResult, run_episode
 
 Kind = Literal["exact", "min", "max", "loss"]
@@ -126,11 +128,11 @@ def policies(task: Any) -> list[tuple[str, str, Gate, Callable[[], Any], bool]]:
         ("oracle+polling", "variant", Gate("min", VARIANT_MIN), lambda: OraclePlusPolling(load_oracle(task)), True),
     ]
     for name in variants:
-        out.append((name, "variant", Gate("min", VARIANT_MIN), lambda n=name: load_oracle(task, n), True))
+        out.append((name, "variant", Gate("min", VARIANT_MIN), partial(load_oracle, task, name), True))
     for name in ADVERSARIES:
-        out.append((name, "adversary", Gate("max", ADVERSARY_MAX), lambda n=name: make_agent(n, task), False))
+        out.append((name, "adversary", Gate("max", ADVERSARY_MAX), partial(make_agent, name, task), False))
     for name in ablations:
-        out.append((name, "ablation", Gate("loss", ABLATION_LOSS), lambda n=name: load_oracle(task, n), False))
+        out.append((name, "ablation", Gate("loss", ABLATION_LOSS), partial(load_oracle, task, name), False))
     return out
 
 
@@ -147,7 +149,7 @@ def validate_env(
     """
     kwargs = dict(env_kwargs or {})
     out = Validation(env_id + (f"[{kwargs.get('split', 'test')}:{kwargs['instance']}]" if "instance" in kwargs else ""))
-    task = gym.make(env_id, **kwargs).unwrapped.task
+    task = base_env(gym.make(env_id, **kwargs)).task
     if not task.has_oracle:
         out.problems.append("no oracle (oracle.py)")
         return out

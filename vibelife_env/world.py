@@ -15,7 +15,7 @@ miss uncommitted pages (``sqlite3.Connection.serialize`` copies what is committe
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -39,7 +39,7 @@ class WorldSnapshot:
     files: dict[str, str]
     now: datetime
     tz_name: str
-    rng_state: dict[str, Any]
+    rng_state: Mapping[str, Any]
     applied_keys: frozenset[str] = field(default_factory=frozenset)
     schedule: SchedulerState = field(default_factory=SchedulerState)
 
@@ -49,7 +49,7 @@ class _PyState:
     """The world's state that lives outside SQLite (restored by hand on rollback)."""
 
     files: dict[str, str]
-    rng: dict[str, Any]
+    rng: Mapping[str, Any]
     keys: frozenset[str]
     now: datetime
     schedule: SchedulerState

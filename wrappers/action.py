@@ -20,6 +20,7 @@ import yaml
 from gymnasium import spaces
 
 from vibelife_env.actions import parse_action
+from vibelife_env.env import base_env
 from vibelife_env.errors import ActionError
 
 from ._chat import tool_results
@@ -138,10 +139,12 @@ class TextToolCallAction(gym.Wrapper):
         """Parse a text action, step, and explain malformed blocks in their results."""
         text = _text_of(action)
         if text is None:
-            return self.env.step(action)
+            obs, reward, terminated, truncated, info = self.env.step(action)
+            return obs, float(reward), terminated, truncated, info
         calls, errors, rest = parse_tool_call_text(text)
         if not calls:
-            return self.env.step({"role": "assistant", "content": text})
+            obs, reward, terminated, truncated, info = self.env.step({"role": "assistant", "content": text})
+            return obs, float(reward), terminated, truncated, info
         structured = {
             "role": "assistant",
             "content": rest,
@@ -159,7 +162,7 @@ class TextToolCallAction(gym.Wrapper):
                 for m in obs["messages"]
             )
             obs = {**obs, "messages": messages}
-        return obs, reward, terminated, truncated, info
+        return obs, float(reward), terminated, truncated, info
 
 
 def _text_of(action: Any) -> str | None:
@@ -262,8 +265,8 @@ class ToolMenuAction(gym.ActionWrapper):
 
 def _free_reads(env: gym.Env) -> list[str]:
     """Read-only tools with no required parameter, sorted by name."""
-    base = env.unwrapped
-    if getattr(base, "world", None) is None:  # read_only_tools needs a world: probe a fresh env
+    base = base_env(env)
+    if base.world is None:  # read_only_tools needs a world: probe a fresh env
         probe = type(base)(base.task.root)
         probe.reset(seed=0)
         base = probe
@@ -276,7 +279,7 @@ def _free_reads(env: gym.Env) -> list[str]:
 
 
 def _task_macros(env: gym.Env) -> list[tuple[str, Any]]:
-    path = Path(env.unwrapped.task.root) / MACROS_FILE
+    path = Path(base_env(env).task.root) / MACROS_FILE
     if not path.is_file():
         return []
     data = yaml.safe_load(path.read_text(encoding="utf-8"))

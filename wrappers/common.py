@@ -90,7 +90,7 @@ class ToolCallBudget(gym.Wrapper):
         if over and not (terminated or truncated):
             truncated = True
             info["truncated_reason"] = "tool_call_budget"
-        return obs, reward, terminated, truncated, info
+        return obs, float(reward), terminated, truncated, info
 
     def _report(self, info: dict) -> dict:
         left = None if self.max_calls is None else self.max_calls - self.used

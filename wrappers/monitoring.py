@@ -15,6 +15,7 @@ from typing import Any
 import gymnasium as gym
 import numpy as np
 
+from vibelife_env.env import base_env
 from vibelife_env.errors import ActionError
 
 from ._chat import assistant_message, env_messages
@@ -143,7 +144,7 @@ class TrajectoryRecorder(gym.Wrapper):
             )
         elif terminated or truncated:
             self._write(self._episode_record(info, terminated, truncated))
-        return obs, reward, terminated, truncated, info
+        return obs, float(reward), terminated, truncated, info
 
     def close(self) -> None:
         """Flush and close the file, then the env."""
@@ -163,7 +164,7 @@ class TrajectoryRecorder(gym.Wrapper):
         self.messages.extend(env_messages(obs))
 
     def _episode_record(self, info: Mapping[str, Any], terminated: bool, truncated: bool) -> dict[str, Any]:
-        base = self.env.unwrapped
+        base = base_env(self.env)
         record: dict[str, Any] = {
             "episode": self.episode,
             "seed": self.seed,
@@ -317,11 +318,11 @@ class TensorBoardLogger(gym.Wrapper):
         self._steps += 1
         if terminated or truncated:
             self._log(info)
-        return obs, reward, terminated, truncated, info
+        return obs, float(reward), terminated, truncated, info
 
     def episode_scalars(self, info: Mapping[str, Any]) -> dict[str, float]:
         """The scalars of the episode that just ended."""
-        base = self.env.unwrapped
+        base = base_env(self.env)
         passed = {r.id for r in base.scorer.results.values() if r.passed}
         totals: dict[str, list[int]] = {}
         for check in base.task.checks:

@@ -61,7 +61,7 @@ class ChatHistoryObservation(gym.Wrapper):
         obs, reward, terminated, truncated, info = self.env.step(action)
         self.history.append(assistant_message(action, obs))
         self.history.extend(env_messages(obs))
-        return self._copy(), reward, terminated, truncated, info
+        return self._copy(), float(reward), terminated, truncated, info
 
     def _copy(self) -> list[dict[str, Any]]:
         return [dict(m) for m in self.history]

@@ -12,6 +12,8 @@ from typing import Any
 
 import gymnasium as gym
 
+from vibelife_env.env import base_env
+
 from ._chat import tool_results
 
 
@@ -64,7 +66,7 @@ class ToolCallCostReward(gym.Wrapper):
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[Any, dict]:
         """Learn which tools are read-only; zero the episode's cost."""
         obs, info = self.env.reset(seed=seed, options=options)
-        self.read_only = frozenset(info.get("read_only_tools") or self.env.unwrapped.read_only_tools())
+        self.read_only = frozenset(info.get("read_only_tools") or base_env(self.env).read_only_tools())
         self.total = 0.0
         return obs, info
 

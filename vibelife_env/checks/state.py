@@ -90,7 +90,7 @@ def _flight_charges(ctx: Any, tz: tzinfo | None) -> list[Charge]:
     out = []
     for r in _rows(ctx, "flight_booking", "SELECT * FROM bookings ORDER BY created_at, pnr"):
         history = _json(r.get("history_json"), [])
-        created = next((h for h in history if h.get("event") == "CREATED"), {})
+        created: dict[str, Any] = next((h for h in history if h.get("event") == "CREATED"), {})
         was_hold = "status=HOLD" in str(created.get("detail", "")) or r["status"] in ("HOLD", "EXPIRED")
         if was_hold and r["status"] in ("HOLD", "EXPIRED", "CANCELLED"):
             continue  # a hold that never became a ticket moved no money
@@ -559,11 +559,11 @@ def read_only(name: str) -> bool:
     """True when the agent-facing tool ``<service>__<tool>`` never changes state."""
     from vibelife_env.scheduler import Scheduler
     from vibelife_env.services.registry import SERVICES, canonical_name, service_class
-    from vibelife_env.services.tooling import NAME_SEP
+    from vibelife_env.services.tooling import NAME_SEP, ToolProvider
     from vibelife_env.workspace import Workspace
 
     service, _, tool = name.partition(NAME_SEP)
-    providers = {"workspace": Workspace, Scheduler.name: Scheduler}
+    providers: dict[str, type[ToolProvider]] = {"workspace": Workspace, Scheduler.name: Scheduler}
     cls = providers.get(service)
     if cls is None:
         key = canonical_name(service)

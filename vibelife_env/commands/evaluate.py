@@ -22,6 +22,7 @@ import gymnasium as gym
 
 import vibelife_env
 from vibelife_env.agents import make_agent
+from vibelife_env.env import base_env
 from vibelife_env.evaluation import summarize, task_info
 from vibelife_env.report import render_html
 from vibelife_env.rollout import EpisodeResult, run_episode
@@ -54,12 +55,12 @@ def build_agent(name: str, task: Any) -> Any:
     return factory(task)
 
 
-def crashed_result(env: Any, agent_name: str, seed: int, exc: Exception) -> EpisodeResult:
+def crashed_result(env: gym.Env, agent_name: str, seed: int, exc: Exception) -> EpisodeResult:
     """The result of an episode the agent crashed in: what was earned so far, marked truncated.
 
     The error goes into ``check_errors`` as ``"agent error: ..."`` so the report shows it.
     """
-    base = env.unwrapped
+    base = base_env(env)
     checks = [r.to_dict() for r in base.scorer.results.values()]
     known = {c["id"] for c in checks}
     checks += [
@@ -82,16 +83,16 @@ def run_attempts(
     """
     env = gym.make(env_id)
     try:
-        agent = build_agent(agent_name, env.unwrapped.task)
+        agent = build_agent(agent_name, base_env(env).task)
         out = []
         for i in range(attempts):
             try:
                 result = run_episode(env, _Guard(agent), seed=seed + i, record=False)
             except _AgentError as err:
                 if fail_fast:
-                    raise err.__cause__ from None
-                print(f"warning: {agent_name} crashed on {env_id} (seed {seed + i}): {err.__cause__}", file=sys.stderr)
-                result = crashed_result(env, agent_name, seed + i, err.__cause__)
+                    raise err.cause from None
+                print(f"warning: {agent_name} crashed on {env_id} (seed {seed + i}): {err.cause}", file=sys.stderr)
+                result = crashed_result(env, agent_name, seed + i, err.cause)
             result.agent = agent_name
             out.append(result)
         return out
@@ -101,6 +102,10 @@ def run_attempts(
 
 class _AgentError(Exception):
     """Wraps an exception raised inside the agent (not the env)."""
+
+    def __init__(self, cause: Exception) -> None:
+        super().__init__(cause)
+        self.cause = cause
 
 
 class _Guard:
@@ -114,13 +119,13 @@ class _Guard:
         try:
             self.agent.reset(info)
         except Exception as exc:
-            raise _AgentError() from exc
+            raise _AgentError(exc) from exc
 
     def act(self, obs: Any, info: dict[str, Any]) -> Any:
         try:
             return self.agent.act(obs, info)
         except Exception as exc:
-            raise _AgentError() from exc
+            raise _AgentError(exc) from exc
 
 
 def main(args: argparse.Namespace) -> int:

@@ -57,9 +57,10 @@ def main(args: argparse.Namespace) -> int:
         runner = EpisodeRunner(args.agent, num_workers=args.workers, ray_address=args.ray_address)
     except (TypeError, ValueError) as exc:
         raise SystemExit(f"--agent: {exc}") from None
-    envs = list(dict.fromkeys(args.env))
+    envs: list[str] = list(dict.fromkeys(args.env))
     tools = {e: make_env(**resolve_env_kwargs(e, {})).tool_schemas() for e in envs}
-    jobs = [EpisodeJob(e, seed) for e in envs for seed in range(args.seed, args.seed + args.episodes)]
+    runs = [(e, seed) for e in envs for seed in range(args.seed, args.seed + args.episodes)]
+    jobs = [EpisodeJob(e, seed) for e, seed in runs]
     lines: dict[int, str] = {}
     failures: list[str] = []
     retried: list[str] = []
@@ -69,13 +70,15 @@ def main(args: argparse.Namespace) -> int:
         bar = tqdm(total=len(jobs), unit="ep", disable=args.no_progress, file=sys.stderr)
         for r in runner.run(jobs):
             bar.update(1)
-            if r.ok:
-                lines[r.index] = dataset_line(r.job.env_id, tools[r.job.env_id], r.result)
+            env_id, seed = runs[r.index]
+            result = r.result if r.ok else None
+            if result is not None:
+                lines[r.index] = dataset_line(env_id, tools[env_id], result)
                 if r.attempts > 1:
-                    retried.append(f"{r.job.env_id} seed {r.job.seed}")
-                bar.set_postfix(score=f"{r.result.score:.1f}")
+                    retried.append(f"{env_id} seed {seed}")
+                bar.set_postfix(score=f"{result.score:.1f}")
             else:
-                failures.append(f"{r.job.env_id} seed {r.job.seed}: {r.error}")
+                failures.append(f"{env_id} seed {seed}: {r.error}")
         bar.close()
     finally:
         runner.close()
@@ -85,8 +88,8 @@ def main(args: argparse.Namespace) -> int:
         for index in sorted(lines):  # jobs are already in (env, seed) order
             fh.write(lines[index] + "\n")
     print(f"wrote {len(lines)} episodes to {out}", file=sys.stderr)
-    for r in retried:
-        print("retried once after a worker died:", r, file=sys.stderr)
+    for episode in retried:
+        print("retried once after a worker died:", episode, file=sys.stderr)
     for f in failures:
         print("failed:", f, file=sys.stderr)
     return 1 if failures else 0

@@ -8,6 +8,7 @@ import gymnasium as gym
 
 import vibelife_env
 from vibelife_env.agents import make_agent
+from vibelife_env.env import base_env
 from vibelife_env.rollout import run_episode
 
 DEFAULT_ENV = "VibeLife-travel-japan-v0"
@@ -41,7 +42,7 @@ def main(args: argparse.Namespace) -> int:
     if env_id not in gym.registry:
         raise SystemExit(f"unknown env id {env_id!r}; registered: {', '.join(ids)}")
     env = gym.make(env_id, render_mode="ansi")
-    agent = make_agent(args.agent, env.unwrapped.task)
+    agent = make_agent(args.agent, base_env(env).task)
     result = run_episode(env, agent, seed=args.seed)
     if args.transcript:
         print(env.render())

@@ -14,7 +14,7 @@ import statistics
 import gymnasium as gym
 
 import vibelife_env
-from vibelife_env.families import diversity
+from vibelife_env.families import Split, diversity
 from vibelife_env.families.env import load_family
 from vibelife_env.registration import find_bundles
 from vibelife_env.stats import task_stats
@@ -29,15 +29,15 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--seeds", default="0:4", help="families: instances A:B (test 0-3, or train seeds)")
 
 
-def _family_rows(env_id: str, split: str, seeds: range) -> tuple[list[dict], dict]:
+def _family_rows(env_id: str, split: Split, seeds: range) -> tuple[list[dict], dict]:
     family = load_family(gym.registry[env_id].kwargs["family_dir"])
     rows = []
     for i in seeds:
-        row = task_stats(family.instance(split, i))  # type: ignore[arg-type]
+        row = task_stats(family.instance(split, i))
         row["task"] = f"{family.id}[{split}:{i}]"
-        row["probes"] = list(family.profile(split, i).probes)  # type: ignore[arg-type]
+        row["probes"] = list(family.profile(split, i).probes)
         rows.append(row)
-    profiles = [family.profile(split, i) for i in seeds]  # type: ignore[arg-type]
+    profiles = [family.profile(split, i) for i in seeds]
     summary = {
         "family": family.id,
         "split": split,

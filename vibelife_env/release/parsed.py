@@ -169,7 +169,7 @@ def _refuse(self: Any, *args: Any, **kwargs: Any) -> Any:
     raise ParsedMutationError("a rubric changed a parsed stage file in place; parses are shared within a scoring pass")
 
 
-class FrozenList(list):  # type: ignore[type-arg]
+class FrozenList(list[Any]):
     """A list whose mutating methods raise :class:`ParsedMutationError` (copies are plain lists)."""
 
     __setitem__ = __delitem__ = __iadd__ = __imul__ = _refuse
@@ -182,7 +182,7 @@ class FrozenList(list):  # type: ignore[type-arg]
         return copy.deepcopy(list(self), memo)
 
 
-class FrozenDict(dict):  # type: ignore[type-arg]
+class FrozenDict(dict[Any, Any]):
     """A dict whose mutating methods raise :class:`ParsedMutationError` (copies are plain dicts)."""
 
     __setitem__ = __delitem__ = __ior__ = _refuse

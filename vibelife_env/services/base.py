@@ -34,7 +34,7 @@ import json
 import sqlite3
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import UTC, datetime, tzinfo
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -51,7 +51,7 @@ __all__ = ["Service", "ServiceContext", "ToolError", "open_db", "schema_from", "
 class _CallState:
     """What a failed call must give back besides its rows (see :meth:`Service.checkpoint`)."""
 
-    rng_state: dict[str, Any]
+    rng_state: Mapping[str, Any]
     now: datetime
 
 
@@ -178,6 +178,28 @@ class Service(ToolProvider):
         row = self.conn.execute(sql, params).fetchone()
         return dict(row) if row is not None else None
 
+    def aggregate(self, sql: str, params: Sequence[Any] | Mapping[str, Any] = ()) -> dict[str, Any]:
+        """The one row of an aggregate query (``SELECT COUNT(*) AS n ...``) as a dict.
+
+        Raises:
+            RuntimeError: the query returned no row (it was not an aggregate).
+        """
+        row = self.query_one(sql, params)
+        if row is None:
+            raise RuntimeError(f"aggregate query returned no row: {sql}")
+        return row
+
+    def insert(self, sql: str, params: Sequence[Any] | Mapping[str, Any] = ()) -> int:
+        """Execute an ``INSERT`` and return the new row's rowid.
+
+        Raises:
+            RuntimeError: the statement set no rowid (it was not an ``INSERT``).
+        """
+        rowid = self.execute(sql, params).lastrowid
+        if rowid is None:
+            raise RuntimeError(f"statement inserted no row: {sql}")
+        return rowid
+
     def require(self, sql: str, params: Sequence[Any], code: str, message: str) -> dict[str, Any]:
         """The first row, or raise :class:`ToolError` ``code`` (typically ``*_NOT_FOUND``)."""
         row = self.query_one(sql, params)
@@ -193,6 +215,13 @@ class Service(ToolProvider):
     def now(self) -> datetime:
         """The world's current time."""
         return self.ctx.clock.now()
+
+    def tz(self) -> tzinfo:
+        """The zone of the world's clock (the task's home zone)."""
+        zone = self.now().tzinfo
+        if zone is None:
+            raise RuntimeError("the world clock returned a naive datetime")
+        return zone
 
     def now_iso(self) -> str:
         """Current time, ISO-8601 with the task's offset."""
@@ -352,7 +381,8 @@ def _split_sql(script: str) -> list[str]:
     Transaction-control statements (``BEGIN``/``COMMIT``/``END``) are dropped: the caller
     already wraps the script in a savepoint so that it applies all or nothing.
     """
-    statements, start = [], 0
+    statements: list[str] = []
+    start = 0
     for i, ch in enumerate(script):
         if ch == ";" and sqlite3.complete_statement(script[start : i + 1]):
             _keep(script[start : i + 1], statements)

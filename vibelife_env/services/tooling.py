@@ -117,7 +117,7 @@ def build_spec(owner: type, func: Callable[..., Any], tool_name: str, read_only:
             raise TypeError(f"tool {where}: parameter {pname!r} is not described in Args:")
         default = ... if param.default is inspect.Parameter.empty else param.default
         fields[pname] = (hints[pname], Field(default, description=param_docs[pname]))
-    model = pydantic.create_model(  # type: ignore[call-overload]
+    model = pydantic.create_model(
         f"{owner.__name__}_{func.__name__}_args",
         __config__=ConfigDict(extra="forbid"),
         **fields,

@@ -103,7 +103,8 @@ class BankingService(Service):
             raise ToolError("BAD_ARG", f"limit must be at least 1, got {limit}")
         if kind_filter is not None and kind_filter not in TX_KINDS:
             raise ToolError("BAD_ARG", f"kind_filter must be one of {', '.join(TX_KINDS)}, got {kind_filter!r}")
-        sql, params = "SELECT * FROM transactions WHERE account_id = ?", [account_id]
+        sql = "SELECT * FROM transactions WHERE account_id = ?"
+        params: list[Any] = [account_id]
         if since:
             sql += " AND substr(posted_at, 1, 10) >= ?"
             params.append(_parse_date("since", since).isoformat())

@@ -182,7 +182,8 @@ class BrokerageService(Service):
             raise ToolError(
                 "BAD_ARG", f"status_filter must be one of {', '.join(ORDER_STATUSES)}, got {status_filter!r}"
             )
-        sql, params = "SELECT * FROM orders WHERE account_id = ?", [account_id]
+        sql = "SELECT * FROM orders WHERE account_id = ?"
+        params: list[Any] = [account_id]
         if status_filter:
             sql += " AND status = ?"
             params.append(status_filter)

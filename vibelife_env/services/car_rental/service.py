@@ -89,7 +89,8 @@ class CarRentalService(Service):
         """
         if energy_type is not None and energy_type not in ENERGY_TYPES:
             raise ToolError("BAD_ARG", f"energy_type must be one of {', '.join(ENERGY_TYPES)}, got {energy_type!r}")
-        where, params = ["o.inventory_remaining > 0", "v.seats >= ?"], [max(1, seats)]
+        where = ["o.inventory_remaining > 0", "v.seats >= ?"]
+        params: list[Any] = [max(1, seats)]
         for value, sql in (
             (pickup_city, "lower(pl.city) = lower(?)"),
             (return_city, "lower(rl.city) = lower(?)"),

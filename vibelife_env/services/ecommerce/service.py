@@ -84,7 +84,8 @@ class EcommerceService(Service):
         max_p, min_p = _num(filters, "max_price_minor"), _num(filters, "min_price_minor")
         min_rating = _num(filters, "min_rating")
 
-        sql, params = "SELECT * FROM products WHERE 1 = 1", []
+        sql = "SELECT * FROM products WHERE 1 = 1"
+        params: list[Any] = []
         if query.strip():
             like = contains_pattern("query", query.strip())
             sql += " AND (title LIKE ? ESCAPE '\\' OR brand LIKE ? ESCAPE '\\' OR description LIKE ? ESCAPE '\\')"

@@ -106,7 +106,7 @@ def import_one(svc: EmailService, item: Any, fallback: str, preserve_folders: bo
     now = svc.now_utc()
     msg_id = item.get("message_id") or message_id_header(svc)
     body, html = item.get("body_text"), item.get("body_html")
-    cur = svc.execute(
+    rowid = svc.insert(
         "INSERT INTO messages (folder_id, message_id, subject, from_addr, to_addr_json, cc_addr_json, "
         "bcc_addr_json, date, body_text, body_html, is_read, is_important, headers_json, size, created_at) "
         "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, '{}', ?, ?)",
@@ -131,14 +131,14 @@ def import_one(svc: EmailService, item: Any, fallback: str, preserve_folders: bo
         svc.execute(
             "INSERT INTO attachments (message_id, filename, content_type, size, content_b64) VALUES (?, ?, ?, ?, ?)",
             (
-                cur.lastrowid,
+                rowid,
                 att.get("filename") or "attachment",
                 att.get("content_type") or rows.DEFAULT_CONTENT_TYPE,
                 int(att.get("size") or 0),
                 att.get("content_b64") or "",
             ),
         )
-    return int(cur.lastrowid), name
+    return rowid, name
 
 
 # -------------------------------------------------------------- file area

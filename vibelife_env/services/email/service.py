@@ -76,7 +76,7 @@ class EmailService(Service):
         name = rows.folder_name(folder, "folder")
         folder_id = self.resolve_folder(name)
         page, page_size = rows.page_params(page, page_size)
-        total = self.query_one("SELECT COUNT(*) AS n FROM messages WHERE folder_id = ?", (folder_id,))["n"]
+        total = self.aggregate("SELECT COUNT(*) AS n FROM messages WHERE folder_id = ?", (folder_id,))["n"]
         page, total_pages, offset = rows.paginate(total, page, page_size)
         found = self.query(
             f"{_MESSAGE_SELECT} WHERE m.folder_id = ? ORDER BY {NEWEST_FIRST} LIMIT ? OFFSET ?",
@@ -123,14 +123,15 @@ class EmailService(Service):
         """
         text = rows.search_query(query)
         page, page_size = rows.page_params(page, page_size)
-        where, params = "", []
+        where = ""
+        params: list[Any] = []
         if folder:
             where = "m.folder_id = ? AND "
             params.append(self.resolve_folder(rows.folder_name(folder, "folder")))
         pattern = rows.like_pattern(text)
         where += "(m.subject LIKE ? ESCAPE '\\' OR m.body_text LIKE ? ESCAPE '\\' OR m.from_addr LIKE ? ESCAPE '\\')"
         params += [pattern, pattern, pattern]
-        total = self.query_one(
+        total = self.aggregate(
             f"SELECT COUNT(*) AS n FROM messages m JOIN folders f ON f.id = m.folder_id WHERE {where}", params
         )["n"]
         page, total_pages, offset = rows.paginate(total, page, page_size)
@@ -467,7 +468,7 @@ class EmailService(Service):
             page_size: Drafts per page, 1 to 50 (default 20).
         """
         page, page_size = rows.page_params(page, page_size)
-        total = self.query_one("SELECT COUNT(*) AS n FROM drafts")["n"]
+        total = self.aggregate("SELECT COUNT(*) AS n FROM drafts")["n"]
         page, total_pages, offset = rows.paginate(total, page, page_size)
         found = self.query(
             "SELECT * FROM drafts ORDER BY COALESCE(julianday(updated_at), 0) DESC, updated_at DESC, id DESC "
@@ -686,10 +687,10 @@ class EmailService(Service):
             return int(row["id"])
         if not create:
             raise ToolError("FOLDER_NOT_FOUND", f"folder not found: {name}")
-        return int(self.execute("INSERT INTO folders (name) VALUES (?)", (name,)).lastrowid)
+        return self.insert("INSERT INTO folders (name) VALUES (?)", (name,))
 
     def _counts(self, folder_id: int) -> tuple[int, int]:
-        row = self.query_one(
+        row = self.aggregate(
             "SELECT COUNT(*) AS n, COALESCE(SUM(is_read = 0), 0) AS u FROM messages WHERE folder_id = ?", (folder_id,)
         )
         return int(row["n"]), int(row["u"])

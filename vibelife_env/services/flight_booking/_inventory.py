@@ -36,7 +36,9 @@ def status_row(svc: Service, flight_no: str, date: str) -> dict[str, Any] | None
 
 def is_cancelled(status: dict[str, Any] | None) -> bool:
     """Whether a status row says the flight is cancelled."""
-    return bool(status) and str(status["status"]).upper() == "CANCELLED"  # type: ignore[index]
+    if not status:
+        return False
+    return str(status["status"]).upper() == "CANCELLED"
 
 
 def bucket(svc: Service, flight_no: str, date: str, cabin: str) -> dict[str, Any] | None:

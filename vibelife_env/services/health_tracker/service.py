@@ -81,7 +81,8 @@ class HealthTrackerService(Service):
         """
         R.check_user(user_id)
         R.check_type(type)
-        sql, params = "SELECT * FROM metrics WHERE user_id = ? AND type = ?", [user_id, type]
+        sql = "SELECT * FROM metrics WHERE user_id = ? AND type = ?"
+        params: list[Any] = [user_id, type]
         sql, params = self._window_filter(sql, params, "recorded_at", since, until)
         sql += " ORDER BY recorded_at DESC, metric_id DESC LIMIT ?"
         params.append(_limit(limit, 1000))

@@ -193,7 +193,7 @@ def bookings_summary(svc: Service, user_id: str) -> dict[str, Any]:
             cancel = extras(r).get("cancellation") or {}
             refunded += int(cancel.get("refund_amount", r["total_charged"]))
         if r["status"] in stayed:
-            nights += svc.query_one(
+            nights += svc.aggregate(
                 "SELECT COUNT(*) AS c FROM reservation_nights WHERE reservation_id = ?", (r["reservation_id"],)
             )["c"]
         hotel = svc.query_one("SELECT city FROM hotels WHERE hotel_id = ?", (r["hotel_id"],))
@@ -201,7 +201,7 @@ def bookings_summary(svc: Service, user_id: str) -> dict[str, Any]:
             cities.add(hotel["city"])
         if r["status"] in LIVE and r["check_in"] >= today and (upcoming is None or r["check_in"] < upcoming):
             upcoming = r["check_in"]
-    open_requests = svc.query_one(
+    open_requests = svc.aggregate(
         "SELECT COUNT(*) AS c FROM special_requests s JOIN reservations r ON r.reservation_id = s.reservation_id "
         "WHERE r.user_id = ? AND s.status IN ('open', 'pending_hotel', 'acknowledged')",
         (user_id,),

@@ -76,7 +76,8 @@ class JobBoardService(Service):
         _check_choice("education", education, EDUCATION_LEVELS)
         _check_choice("sort", sort, SORTS)
         _check_limit(limit)
-        sql, params = JOB_SELECT + " WHERE j.status = 'open'", []
+        sql = JOB_SELECT + " WHERE j.status = 'open'"
+        params: list[Any] = []
         if keyword:
             like = contains_pattern("keyword", keyword)
             sql += (

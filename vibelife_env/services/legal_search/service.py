@@ -76,7 +76,8 @@ class LegalSearchService(Service):
         for arg, value in (("date_from", date_from), ("date_to", date_to)):
             if value:
                 _check_date(arg, value)
-        sql, params = _CASE_SELECT + " WHERE 1=1", []
+        sql = _CASE_SELECT + " WHERE 1=1"
+        params: list[Any] = []
         if keyword:
             like = contains_pattern("keyword", keyword)
             sql += (
@@ -168,7 +169,8 @@ class LegalSearchService(Service):
             limit: Maximum results, 1 to 100 (default 20; larger values are capped).
         """
         _check_limit(limit)
-        sql, params = "SELECT * FROM statutes", []
+        sql = "SELECT * FROM statutes"
+        params: list[Any] = []
         if keyword:
             like = contains_pattern("keyword", keyword)
             sql += " WHERE name LIKE ? ESCAPE '\\' OR short_name LIKE ? ESCAPE '\\' OR summary LIKE ? ESCAPE '\\'"

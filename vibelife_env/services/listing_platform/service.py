@@ -92,7 +92,8 @@ class ListingPlatformService(Service):
             raise ToolError("BAD_ARG", f"sort must be one of {', '.join(SORTS)}, got {sort!r}")
         if limit < 1:
             raise ToolError("BAD_ARG", f"limit must be at least 1, got {limit}")
-        sql, params = "SELECT * FROM listings WHERE category = ? AND status = 'active'", [category]
+        sql = "SELECT * FROM listings WHERE category = ? AND status = 'active'"
+        params: list[Any] = [category]
         for clause, value in (
             ("city = ?", city),
             ("district = ?", district),

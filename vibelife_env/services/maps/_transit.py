@@ -69,7 +69,8 @@ class TransitPlanner:
         """Up to three itineraries sorted by arrival, or ``{"itineraries": [], "disruptions": [...]}``."""
         o_cluster, d_cluster = self.cluster(o_stop), self.cluster(d_stop)
         options = self._direct(o_cluster, d_cluster, depart) + self._with_transfer(o_cluster, d_cluster, depart)
-        kept, disruptions = [], {}
+        kept: list[dict[str, Any]] = []
+        disruptions: dict[str, dict[str, Any]] = {}
         for it in options:
             blocking = self._blocking_event(it)
             if blocking is not None:

@@ -185,9 +185,9 @@ class MapsService(Service):
             if center is None:
                 hits.append((None, row))
                 continue
-            d = haversine_m(center, (row["lat"], row["lng"]))
-            if d <= radius_m:
-                hits.append((d, row))
+            dist = haversine_m(center, (row["lat"], row["lng"]))
+            if dist <= radius_m:
+                hits.append((dist, row))
         if center is None:
             hits.sort(key=lambda h: (-(h[1]["rating"] or 0.0), h[1]["name"], h[1]["place_id"]))
         else:
@@ -295,12 +295,12 @@ class MapsService(Service):
         planner = self._planner() if mode == "transit" else None
         rows = []
         for o in res_o:
-            elements = []
+            elements: list[dict[str, Any]] = []
             for d in res_d:
                 if o is None or d is None:
                     elements.append({"status": "NOT_FOUND"})
                     continue
-                depart = self.now().astimezone(city_tz(o["city"], self.now().tzinfo))
+                depart = self.now().astimezone(city_tz(o["city"], self.tz()))
                 if planner is not None:
                     plan = self._plan(planner, o, d, depart)
                     if isinstance(plan, list) and plan:
@@ -461,7 +461,7 @@ class MapsService(Service):
         return o, d
 
     def _depart(self, depart_at: str | None, origin: dict[str, Any]) -> datetime:
-        tz = city_tz(origin.get("city"), self.now().tzinfo)
+        tz = city_tz(origin.get("city"), self.tz())
         if not depart_at:
             return self.now().astimezone(tz)
         try:
@@ -545,7 +545,7 @@ class MapsService(Service):
         if walk_in:
             legs.append(walk_in)
         share = it["total_distance_m"] // max(1, len(it["legs"]))
-        tz = self.now().tzinfo
+        tz = self.tz()
         for leg in it["legs"]:
             ride_s = int((parse_dt(leg["arrive"], tz) - parse_dt(leg["depart"], tz)).total_seconds())
             legs.append(
@@ -591,7 +591,7 @@ class MapsService(Service):
             "schedule": self.query("SELECT * FROM transit_schedule ORDER BY line_id, direction, time, stop_seq"),
             "events": self.query("SELECT * FROM transit_events WHERE active = 1 ORDER BY event_id"),
         }
-        return TransitPlanner(rows, self.now().tzinfo)
+        return TransitPlanner(rows, self.tz())
 
     def _plan(self, planner: TransitPlanner, o: dict[str, Any], d: dict[str, Any], depart: datetime) -> Any:
         o_stop, d_stop = planner.snap(o["lat"], o["lng"]), planner.snap(d["lat"], d["lng"])

@@ -167,7 +167,8 @@ class NotificationHubService(Service):
         """
         if limit < 1:
             raise ToolError("BAD_ARG", f"limit must be at least 1, got {limit}")
-        sql, params = "SELECT * FROM notifications WHERE user_id = ?", [user_id]
+        sql = "SELECT * FROM notifications WHERE user_id = ?"
+        params: list[Any] = [user_id]
         if unread_only:
             sql += " AND read = 0"
         if source is not None:

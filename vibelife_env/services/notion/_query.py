@@ -198,6 +198,11 @@ def _sort_value(value: Any) -> tuple[int, Any] | None:
     return (1, text) if text != "" else None
 
 
+def _timestamp_key(ts: str) -> Callable[[dict[str, Any]], str]:
+    """Sort key of pages by their ``ts`` timestamp (see :func:`instant_key`)."""
+    return lambda page: instant_key(page.get(ts))
+
+
 def sort_pages(pages: list[dict[str, Any]], sorts: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """Apply Notion sorts (first = most significant); empty values always sort last."""
     for spec in reversed(sorts):
@@ -209,11 +214,11 @@ def sort_pages(pages: list[dict[str, Any]], sorts: list[dict[str, Any]]) -> list
             ts = spec["timestamp"]
             if ts not in TIMESTAMPS:
                 raise ToolError("BAD_ARG", f"sort timestamp must be one of {TIMESTAMPS}, got {ts!r}")
-            pages = sorted(pages, key=lambda p, ts=ts: instant_key(p.get(ts)), reverse=desc)
+            pages = sorted(pages, key=_timestamp_key(ts), reverse=desc)
         elif isinstance(spec.get("property"), str):
             name = spec["property"]
             keyed = [(p, _sort_value(property_value(p.get("properties") or {}, name))) for p in pages]
-            present = sorted((kv for kv in keyed if kv[1] is not None), key=lambda kv: kv[1], reverse=desc)
+            present = sorted([(p, k) for p, k in keyed if k is not None], key=lambda kv: kv[1], reverse=desc)
             pages = [p for p, _ in present] + [p for p, k in keyed if k is None]
         else:
             raise ToolError("BAD_ARG", f"each sort needs 'property' or 'timestamp', got {spec!r}")

@@ -678,7 +678,7 @@ class NotionService(Service):
         """Validate a ``parent`` object; returns (parent_type, parent_id)."""
         kinds = ("page_id", "database_id", "workspace") if allow_database else ("page_id", "workspace")
         kind = parent.get("type") or next((k for k in kinds if k in parent), None)
-        if kind not in kinds:
+        if not isinstance(kind, str) or kind not in kinds:
             raise ToolError("BAD_ARG", f"parent type must be one of {', '.join(kinds)}, got {parent!r}")
         if kind == "workspace":
             ws = self.query_one("SELECT workspace_id FROM workspaces ORDER BY rowid LIMIT 1")

@@ -366,10 +366,10 @@ class RailBookingService(Service):
             profile = self._profile_for(p)
             wants_adult = str(p.get("fare_type") or "").lower() == "adult"
             source, reason = self._student_source(offer, profile, left, used_quota)
-            if source and not wants_adult:
+            if source and profile is not None and not wants_adult:  # a source implies a profile
                 fare_type, fare = "student", float(offer["student_fare"])
                 left[source] -= 1
-                key = (profile["user_id"], source)  # type: ignore[index]
+                key = (profile["user_id"], source)
                 used_quota[key] = used_quota.get(key, 0) + 1
                 reason = ""
             else:

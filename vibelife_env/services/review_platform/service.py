@@ -81,7 +81,8 @@ class ReviewPlatformService(Service):
         if min_rating is not None and not 0 <= min_rating <= 5:
             raise ToolError("BAD_ARG", f"min_rating must be between 1.0 and 5.0, got {min_rating}")
         limit = _clamp_limit(limit, 100)
-        sql, params = "SELECT * FROM merchants WHERE category = ?", [category]
+        sql = "SELECT * FROM merchants WHERE category = ?"
+        params: list[Any] = [category]
         for column, value in (("city", city), ("area", area), ("price_band", price_band)):
             if value:
                 sql += f" AND {column} = ?"
@@ -114,7 +115,8 @@ class ReviewPlatformService(Service):
         """
         _check_category(category)
         limit = _clamp_limit(limit, 50)
-        sql, params = "SELECT * FROM merchants WHERE category = ?", [category]
+        sql = "SELECT * FROM merchants WHERE category = ?"
+        params: list[Any] = [category]
         if area:
             sql += " AND area = ?"
             params.append(area)
