@@ -241,6 +241,8 @@ def test_mentions_time():
         ("a fee of 0.5", "0.5", False),
         ("ｆｅｅ １２３", "123", False),
         ("in 2000 yuan", "2000", True),
+        ("a charge of 2188.00", "2188.00", False),
+        ("a charge of 2188.00 CNY", "2188.00", True),
         ("5%", "5", False),
         ("2kg", "2", False),
     ],

@@ -205,10 +205,10 @@ class Earlier(PlanAgent):
 
 
 class Stale(PlanAgent):
-    """Plans and books, then never re-reads the world."""
+    """Does the initial work (plans and books, or settles the bills), then never re-reads the world."""
 
     def fresh(self) -> bool:
-        return "booked" not in self.memory
+        return not self.memory.get("settled")
 
 
 class Reckless(PlanAgent):
@@ -226,11 +226,12 @@ ABLATION_CLASSES = {"stale": Stale, "reckless": Reckless}
 
 
 def oracle_family(
-    steps: dict[str, list[Callable[..., Any]]], story: Any
+    steps: dict[str, list[Callable[..., Any]]], story: Any, agent: type[PlanAgent] = PlanAgent
 ) -> tuple[type, dict[str, type], dict[str, type]]:
-    """``(Oracle, ABLATIONS, VARIANTS)`` for one instance: subclasses bound to its steps and story."""
+    """``(Oracle, ABLATIONS, VARIANTS)`` for one instance: subclasses of ``agent`` (a family's
+    own :class:`PlanAgent` subclass, for domain hooks) bound to its steps and story."""
     attrs = {"steps": steps, "story": story}
-    base = type("Oracle", (PlanAgent,), attrs)
+    base = type("Oracle", (agent,), attrs)
     make = lambda name, cls: type(cls.__name__, (cls, base), {})  # noqa: E731
     return (
         base,

@@ -91,3 +91,19 @@ class Probe(ABC):
         a, b = window
         at = a + (b - a) * float(self.rng.uniform(lo, hi))
         return at.replace(minute=(at.minute // 15) * 15, second=0, microsecond=0)
+
+
+def stage_groups(slots: list[Slot]) -> list[list[Slot]]:
+    """Slots in time order, grouped into stages: a slot that starts before the previous group's
+    last event joins that group, so stages never interleave in time."""
+    groups: list[list[Slot]] = []
+    end: datetime | None = None
+    for slot in sorted(slots, key=lambda s: (s.when, s.key)):
+        last = max(e["time"] for e in slot.events)
+        if groups and end is not None and slot.when <= end:
+            groups[-1].append(slot)
+            end = max(end, last)
+        else:
+            groups.append([slot])
+            end = last
+    return groups

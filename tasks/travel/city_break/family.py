@@ -22,7 +22,7 @@ from vibelife_env.checks import state, text
 from vibelife_env.families import Family, InstanceKey, InstanceProfile, TaskBuilder
 from vibelife_env.probes import ledger, trip
 from vibelife_env.probes.agent import oracle_family
-from vibelife_env.probes.base import Probe, Slot
+from vibelife_env.probes.base import Probe, Slot, stage_groups
 from vibelife_env.probes.disruptions import LateDocument, ReturnDelay, StormWarning
 from vibelife_env.probes.phishing import Phishing
 from vibelife_env.probes.rules import EntryRuleChange, HealthReading, PriceChange
@@ -232,7 +232,7 @@ class CityBreak(Family):
         for p in probes:
             p.setup(b, story)
         slots = self._skeleton(story, rng) + self._probe_slots(probes, story)
-        groups = merge_overlapping(slots)  # slots whose events interleave share one stage
+        groups = stage_groups(slots)  # slots whose events interleave share one stage
         stage_of = {slot.key: i for i, group in enumerate(groups) for slot in group}
         story.extras["shared"] = {slot.key for group in groups if len(group) > 1 for slot in group}
         steps: dict[str, list[Any]] = {}
@@ -718,7 +718,7 @@ def _book_all(agent: Any):
         s.return_day.isoformat(): [f"{m['back']['flight']} departs {m['back']['depart'][11:16]}"],
     }
     yield agent.write_itinerary()
-    m["booked"] = True
+    m["booked"] = m["settled"] = True
 
 
 def book(agent: Any, event_text: str):
@@ -744,22 +744,6 @@ def quiet_word(word: str) -> Any:
         yield
 
     return step
-
-
-def merge_overlapping(slots: list[Slot]) -> list[list[Slot]]:
-    """Slots in time order, grouped so that a slot starting before the previous group's last
-    event joins that group (one stage): stages never interleave in time."""
-    groups: list[list[Slot]] = []
-    end = None
-    for slot in sorted(slots, key=lambda s: (s.when, s.key)):
-        last = max(e["time"] for e in slot.events)
-        if groups and end is not None and slot.when <= end:
-            groups[-1].append(slot)
-            end = max(end, last)
-        else:
-            groups.append([slot])
-            end = last
-    return groups
 
 
 def _rule_names(story: trip.TripStory) -> tuple[str, ...]:

@@ -19,7 +19,7 @@ Numbers that are part of something else are NOT amounts:
 - dates and date-like text (``2026-05-08``, ``8 May 2026``, ``May 2026``, ``2026年``,
   ``2026-05``, ``08/05``); a year from 1900 to 2199 after ``in``, ``since``, ``by``, ``until``,
   ``till``, ``before``, ``after``, ``from``, ``during``, ``of`` or ``year``, unless a currency
-  follows (``in 2026`` is a year, ``in 2000 yuan`` is money);
+  or a decimal part follows (``in 2026`` is a year, ``in 2000 yuan`` and ``of 2188.00`` are money);
 - times (``17:00``, ``5 pm``, ``17h``, ``下午5点``) and anything clock-shaped (``24:00``);
 - phone numbers and account-like digit runs: a ``+`` followed by at least 7 digits in groups
   (``+86 138 0000 4417``); two or more digit groups joined by spaces or hyphens, with at
@@ -61,7 +61,7 @@ _POST = (
 )
 _CURRENCY_AHEAD = rf"\s?(?:[万萬亿億千元块圆円€£¥$]|(?:yuan|{_CODES}|dollars?|euros?|yen|bucks)(?![A-Za-z]))"
 _YEAR_AFTER_CUE = re.compile(
-    rf"\b(?:in|since|by|until|till|before|after|from|during|of|year)\s+(?P<year>(?:19|20|21)\d{{2}})(?!\d)(?!{_CURRENCY_AHEAD})",
+    rf"\b(?:in|since|by|until|till|before|after|from|during|of|year)\s+(?P<year>(?:19|20|21)\d{{2}})(?!\d|\.\d)(?!{_CURRENCY_AHEAD})",
     re.IGNORECASE,
 )
 _START = rf"(?<![A-Za-z]-)(?:(?<=[$¥€£])|(?<={_CODES})|(?<![A-Za-z0-9_.]))"
