@@ -288,6 +288,7 @@ def test_runner_accepts_an_agent_factory() -> None:
 
 
 def test_grpo_start_state_holds_the_oracle_world_at_that_turn() -> None:
+    pytest.importorskip("torch", reason="the train extra is not installed")
     from vibelife_env.training.grpo import GRPOConfig, start_state
 
     env_id = "VibeLife-travel-japan-v0"
