@@ -1,8 +1,15 @@
-"""Task statistics, the paper's §2.4 columns: stages, horizon, events, services, checks."""
+"""Task statistics, the paper's §2.4 columns: stages, horizon, events, services, checks.
+
+:func:`task_stats` is one task's row; :func:`distribution` summarizes many rows the way the
+paper reports its suite (medians, event-kind shares, the end tiers' share of checks and of
+weight), and :func:`against_paper` sets that summary next to the paper's figures.
+"""
 
 from __future__ import annotations
 
+import statistics
 from collections import Counter
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 from vibelife_env.checks.base import TIERS
@@ -38,3 +45,80 @@ def task_stats(task: Task) -> dict[str, Any]:
         if total_w
         else 0.0,
     }
+
+
+#: The paper's suite (§2.4, 200 tasks): medians, event-kind shares and end-tier shares.
+PAPER: dict[str, float] = {
+    "horizon_days": 29,
+    "stages": 24,
+    "events": 36,
+    "services": 7,
+    "checks": 58,
+    "share_user_message": 0.301,
+    "share_notification": 0.258,  # notifications and scheduled reminders (cron)
+    "share_world": 0.241,
+    "share_mutation": 0.199,
+    "end_tier_count_share": 0.191,
+    "end_tier_weight_share": 0.268,
+}
+
+#: How our event kinds map onto the paper's four (policy updates arrive as notifications).
+KIND_GROUPS: dict[str, str] = {
+    "user_message": "user_message",
+    "notification": "notification",
+    "cron_fire": "notification",
+    "policy_update": "notification",
+    "world": "world",
+    "mutation": "mutation",
+}
+
+
+def distribution(rows: Iterable[dict[str, Any]]) -> dict[str, float]:
+    """The suite-level summary of :func:`task_stats` rows, keyed like :data:`PAPER`.
+
+    Medians for the per-task counts; event-kind shares and end-tier shares over the pooled
+    events and checks of all rows, as the paper computes them.
+
+    Raises:
+        ValueError: ``rows`` is empty.
+    """
+    rows = list(rows)
+    if not rows:
+        raise ValueError("no task rows to summarize")
+    out: dict[str, float] = {
+        k: float(statistics.median(r[k] for r in rows)) for k in ("horizon_days", "stages", "events", "checks")
+    }
+    out["services"] = float(statistics.median(len(r["services"]) for r in rows))
+    kinds: Counter[str] = Counter()
+    for r in rows:
+        for kind, n in r["events_by_kind"].items():
+            kinds[KIND_GROUPS.get(kind, kind)] += n
+    events = sum(kinds.values()) or 1
+    for group in ("user_message", "notification", "world", "mutation"):
+        out[f"share_{group}"] = round(kinds[group] / events, 3)
+    checks = sum(r["checks"] for r in rows) or 1
+    weight = sum(r["total_weight"] for r in rows) or 1
+    end = ("cross_stage", "final")
+    out["end_tier_count_share"] = round(sum(r["checks_by_tier"][t] for r in rows for t in end) / checks, 3)
+    out["end_tier_weight_share"] = round(sum(r["weight_by_tier"][t] for r in rows for t in end) / weight, 3)
+    return out
+
+
+def against_paper(dist: dict[str, float], tolerance: float = 0.20) -> list[dict[str, Any]]:
+    """One row per :data:`PAPER` figure: ours, the paper's, the relative gap and whether it is
+    within ``tolerance`` (±20% by default)."""
+    out = []
+    for key, paper in PAPER.items():
+        ours = dist[key]
+        gap = (ours - paper) / paper
+        out.append({"figure": key, "ours": ours, "paper": paper, "gap": round(gap, 3), "ok": abs(gap) <= tolerance})
+    return out
+
+
+def format_against_paper(rows: Sequence[dict[str, Any]], title: str) -> str:
+    """:func:`against_paper` rows as a small text table."""
+    lines = [title, f"  {'figure':<24}{'ours':>9}{'paper':>9}{'gap':>8}"]
+    for r in rows:
+        mark = "" if r["ok"] else "  outside ±20%"
+        lines.append(f"  {r['figure']:<24}{r['ours']:>9.3g}{r['paper']:>9.3g}{100 * r['gap']:>7.0f}%{mark}")
+    return "\n".join(lines)
