@@ -2,8 +2,9 @@
 
 Each adversary is generic: it knows only what :meth:`reset` and the observations give it (the
 tool schemas, which tools are read-only, the per-turn call budget, events and tool results).
-It harvests ids, dates, amounts, addresses and names from everything it sees (:class:`Seen`),
-fills tool arguments from them (:class:`ArgumentFiller`), and acts out one exploit:
+It harvests ids, dates, amounts, addresses and names from everything it sees (:class:`Seen`,
+in :mod:`vibelife_env.agents.harvest`), fills tool arguments from them (:class:`ArgumentFiller`),
+and acts out one exploit:
 
 - :class:`Narrator` (``narrator``): reads, then claims in a long confident reply to have done it all;
 - :class:`Sprayer` (``sprayer``): calls every write tool it can fill, with whatever it has seen;
@@ -30,6 +31,7 @@ from collections.abc import Generator, Iterable, Iterator
 from typing import Any
 
 from vibelife_env.agents.base import PollingAgent
+from vibelife_env.agents.harvest import FLIGHT_NUMBER, ID_KEY, MONEY_KEY, ArgumentFiller, Seen, money_in, params_of
 
 __all__ = [
     "ArgumentFiller",
@@ -47,386 +49,6 @@ __all__ = [
 Call = tuple[str, dict[str, Any]]
 #: One turn of an adversary: steps ``{"tool_calls": [Call...], "reply": str | None}``.
 Plan = Generator[dict[str, Any], None, None]
-
-_DATE = re.compile(r"\b\d{4}-\d{2}-\d{2}\b")
-_DATETIME = re.compile(r"\b\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2})?(?:[+-]\d{2}:\d{2}|Z)?")
-_EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
-_PHONE = re.compile(r"\+\d[\d -]{6,16}\d")
-_AMOUNT = re.compile(
-    r"(?<![\w.,-])(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?\s?(?:CNY|RMB|USD|EUR|JPY|GBP|yuan|元)|"
-    r"(?:CNY|RMB|USD|EUR|JPY|GBP|¥|\$|€)\s?\d[\d,]*(?:\.\d+)?|(?<![\w.,-])\d{1,3}(?:,\d{3})+(?:\.\d+)?"
-)
-_MONTHS = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec")
-_MONTH = r"(Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)[a-z]*\.?"
-_DAY_MONTH = re.compile(rf"\b(\d{{1,2}})(?:st|nd|rd|th)?\s{_MONTH}(?!\w)|\b{_MONTH}\s(\d{{1,2}})(?:st|nd|rd|th)?\b")
-_CODE = re.compile(r"\b[A-Z]{3}\b")
-_PLACE = re.compile(r"[^\W\d][\w' .,-]{1,38}")
-_FLIGHT = re.compile(r"\b[A-Z][A-Z0-9]\d{2,4}\b")
-_TICK = re.compile(r"`([^`\s]{2,60})`")
-_NAME = re.compile(r"\b[A-Z][a-z]+(?: [A-Z][a-z]+){1,2}\b")
-_WORD = re.compile(r"\b[A-Z][a-z]{2,}\b")
-_SMALL = re.compile(r"(?<![\w.,:-])[1-9](?![\w.,:-])")
-_MONEY_KEY = re.compile(r"amount|price|fare|fee|cost|balance|minor|subtotal|grand_total|total_(?:price|amount|cost)")
-_ID_KEY = re.compile(r"(?:^|_)(?:id|ids|ref|pnr|no)$")
-_POOL_LIMIT = 400
-
-
-def _params(schema: dict[str, Any]) -> dict[str, Any]:
-    return schema["function"].get("parameters") or {}
-
-
-def _money(text: str) -> float | None:
-    digits = re.sub(r"[^\d.]", "", text)
-    try:
-        return float(digits)
-    except ValueError:
-        return None
-
-
-class _Pool(dict[str, None]):
-    """An ordered set, most recent last, that forgets its oldest entries past a limit."""
-
-    def add(self, value: Any) -> None:
-        text = str(value).strip()
-        if not text or len(text) > 200:
-            return
-        self.pop(text, None)
-        self[text] = None
-        if len(self) > _POOL_LIMIT:
-            del self[next(iter(self))]
-
-    def recent(self, n: int) -> list[str]:
-        """The ``n`` most recently seen values, oldest first."""
-        return list(self)[-n:] if n > 0 else []
-
-
-class Seen:
-    """Everything an adversary has harvested: values by JSON key, and typed pools from text.
-
-    Attributes:
-        by_key: Scalar values by the JSON key they appeared under (``email_id``, ``pnr``...).
-        ids: Values of id-like keys (``*_id``, ``id``, ``pnr``, ``*_ref``, ``*_no``), flight
-            numbers and back-quoted identifiers.
-        offers: ``(service, id_key) -> {id: (epoch, price)}`` for result rows that carry an id
-            and a price; ``epoch`` is the agent's turn count when the row was seen.
-        texts: Every event and tool-result text, in order (the raw material of copies).
-    """
-
-    def __init__(self) -> None:
-        self.by_key: dict[str, _Pool] = {}
-        self.ids, self.dates, self.datetimes, self.emails = _Pool(), _Pool(), _Pool(), _Pool()
-        self.phones, self.amounts, self.codes, self.names = _Pool(), _Pool(), _Pool(), _Pool()
-        self.words, self.small, self.files, self.workspace_emails = _Pool(), _Pool(), _Pool(), _Pool()
-        self.offers: dict[tuple[str, str], dict[str, tuple[int, float]]] = {}
-        self.epoch = 0
-        self.texts: list[str] = []
-        self.year: int | None = None
-
-    def key(self, name: str) -> _Pool:
-        """The pool of values seen under JSON key ``name`` (empty when never seen)."""
-        return self.by_key.get(name, _Pool())
-
-    def text(self, text: str) -> None:
-        """Harvest a free text (an event, a file, a mail body)."""
-        if not text:
-            return
-        for pool, pattern in (
-            (self.datetimes, _DATETIME),
-            (self.dates, _DATE),
-            (self.emails, _EMAIL),
-            (self.phones, _PHONE),
-            (self.amounts, _AMOUNT),
-            (self.codes, _CODE),
-            (self.names, _NAME),
-            (self.words, _WORD),
-            (self.small, _SMALL),
-        ):
-            for match in pattern.findall(text):
-                pool.add(match)
-        for match in [*_FLIGHT.findall(text), *_TICK.findall(text)]:
-            self.ids.add(match)
-        if self.year is not None:
-            for day, month, month2, day2 in _DAY_MONTH.findall(text):
-                number = int(day or day2)
-                if 1 <= number <= 31:
-                    self.dates.add(
-                        f"{self.year:04d}-{_MONTHS.index((month or month2)[:3].lower()) + 1:02d}-{number:02d}"
-                    )
-
-    def result(self, tool: str, content: str, args: dict[str, Any] | None = None) -> Any:
-        """Harvest one tool result; ``args`` of a successful call count as seen too. Returns the parsed JSON."""
-        self.texts.append(f"[{tool}] {content}")
-        try:
-            value = json.loads(content)
-        except (TypeError, ValueError):
-            self.text(content)
-            return content
-        if isinstance(value, dict) and "error" in value and "code" in value:
-            return value
-        if args and _fruitful(value):
-            self._walk(args, tool.partition("__")[0], None)
-        self._walk(value, tool.partition("__")[0], None)
-        if tool == "workspace__list_files" and isinstance(value, dict):
-            for f in value.get("files", ()):
-                self.files.add(f.get("path", ""))
-        if tool == "workspace__read_file" and isinstance(value, dict):
-            for match in _EMAIL.findall(str(value.get("content", ""))):
-                self.workspace_emails.add(match)
-        return value
-
-    def _walk(self, value: Any, service: str, key: str | None, depth: int = 0) -> None:
-        if depth > 12:
-            return
-        if isinstance(value, dict):
-            self._offer(value, service)
-            for k, v in value.items():
-                self._walk(v, service, str(k), depth + 1)
-        elif isinstance(value, list):
-            for v in value[:200]:
-                self._walk(v, service, key, depth + 1)
-        elif isinstance(value, (str, int, float)) and not isinstance(value, bool):
-            if key is not None:
-                self.by_key.setdefault(key, _Pool()).add(value)
-                if _ID_KEY.search(key) and value != "":
-                    self.ids.add(value)
-                if isinstance(value, (int, float)) and _MONEY_KEY.search(key) and value > 0:
-                    self.amounts.add(f"{value:g}")
-            if isinstance(value, str):
-                self.text(value)
-
-    def _offer(self, row: dict[str, Any], service: str) -> None:
-        """Remember a result row that has an id and a price (the spender's shopping list)."""
-        price = max((float(v) for k, v in _flat_numbers(row) if _MONEY_KEY.search(k)), default=None)
-        if price is None:
-            return
-        for k, v in row.items():
-            if isinstance(v, (str, int)) and not isinstance(v, bool) and k.endswith("_id") and v != "":
-                self.offers.setdefault((service, k), {})[str(v)] = (self.epoch, price)
-
-
-def _fruitful(value: Any) -> bool:
-    """False for an empty answer (``[]``, or an object whose lists are all empty)."""
-    if isinstance(value, list):
-        return bool(value)
-    if isinstance(value, dict):
-        lists = [v for v in value.values() if isinstance(v, list)]
-        return not lists or any(lists)
-    return True
-
-
-def _flat_numbers(row: Any, key: str = "", depth: int = 0) -> Iterator[tuple[str, float]]:
-    if depth > 3:
-        return
-    if isinstance(row, dict):
-        for k, v in row.items():
-            yield from _flat_numbers(v, str(k), depth + 1)
-    elif isinstance(row, list):
-        for v in row[:20]:
-            yield from _flat_numbers(v, key, depth + 1)
-    elif isinstance(row, (int, float)) and not isinstance(row, bool):
-        yield key, row
-
-
-_DATE_PARAM = re.compile(
-    r"date|check_in|check_out|since|until|day|^start$|^end$|time_min|time_max|_at$|^at$|depart|when"
-)
-_EMAIL_PARAM = re.compile(r"email|^to$|^cc$|^bcc$|recipient|address$")
-_PLACE_PARAM = re.compile(r"origin|dest|city|geo|airport|station|location|country|nationality|from$")
-_COUNT_PARAM = re.compile(r"guests|adults|passengers|qty|quantity|count|seats|rooms|pax|people")
-_INDEX_PARAM = re.compile(r"idx|index|page")
-_FIRST_NAME = re.compile(r"first_name|given_name")
-_LAST_NAME = re.compile(r"last_name|family_name|surname")
-_PAIRS = (
-    ("check_in", "check_out"),
-    ("new_check_in", "new_check_out"),
-    ("start", "end"),
-    ("start_date", "end_date"),
-    ("since", "until"),
-    ("time_min", "time_max"),
-)
-_MISSING = object()
-
-
-class ArgumentFiller:
-    """Fill a tool's required arguments from what an adversary has seen.
-
-    A parameter takes a value seen under the same JSON key when there is one; otherwise, by
-    its name and type: ids for ``*_id``, seen dates for date/time parameters, seen amounts
-    for numbers, seen addresses for mail parameters, seen names and codes for places and
-    people, an option its description names (``CARD``, ``"PVG"``), a short text for any
-    other string. A required parameter that cannot be filled makes the whole tool
-    unfillable (``None``).
-
-    Attributes:
-        now: The observation's ``time``; dates after it are preferred.
-        focus: Harvest of the current event; its places come first.
-        recent: Take the most recent same-key value instead of a random one.
-    """
-
-    def __init__(self, seen: Seen, rng: random.Random) -> None:
-        self.seen = seen
-        self.rng = rng
-        self.now = ""
-        self.focus = Seen()
-        self.recent = False
-        self.text = "OK"
-
-    def fill(self, schema: dict[str, Any], overrides: dict[str, Any] | None = None) -> dict[str, Any] | None:
-        """Arguments for every required parameter of an OpenAI function schema, or ``None``."""
-        params = _params(schema)
-        defs = params.get("$defs", {})
-        args = self._object(params, defs, 0, overrides or {})
-        if args is _MISSING:
-            return None
-        assert isinstance(args, dict)
-        for lo, hi in _PAIRS:
-            if isinstance(args.get(lo), str) and isinstance(args.get(hi), str) and args[lo] >= args[hi]:
-                later = [d for d in self._dates(hi) if d > args[lo]]
-                if not later:
-                    return None
-                args[hi] = later[0]
-        return args
-
-    def _object(self, schema: dict[str, Any], defs: dict[str, Any], depth: int, overrides: dict[str, Any]) -> Any:
-        out: dict[str, Any] = {}
-        props = schema.get("properties", {})
-        for name in schema.get("required", []):
-            if name in overrides:
-                out[name] = overrides[name]
-                continue
-            value = self._value(name, props.get(name, {}), defs, depth + 1)
-            if value is _MISSING:
-                return _MISSING
-            out[name] = value
-        return out
-
-    def _value(self, name: str, schema: dict[str, Any], defs: dict[str, Any], depth: int) -> Any:
-        if depth > 4:
-            return _MISSING
-        schema = _resolve(schema, defs)
-        if schema.get("enum"):
-            return schema["enum"][0]
-        kind = schema.get("type", "string")
-        low = name.lower()
-        if kind == "object":
-            if schema.get("properties"):
-                return self._object(schema, defs, depth, {})
-            return self._loose_object(low, str(schema.get("description", "")))
-        if kind == "array":
-            if low.endswith("_ids"):
-                ids = self.ids_for(low[:-1])
-                return ids[-5:] if ids else _MISSING
-            item = self._value(low.rstrip("s"), schema.get("items", {}), defs, depth + 1)
-            return _MISSING if item is _MISSING else [item]
-        if kind == "boolean":
-            return True
-        if kind in ("integer", "number"):
-            return self._number(low, kind)
-        return self._string(low, str(schema.get("description", "")))
-
-    def _loose_object(self, name: str, description: str) -> dict[str, Any]:
-        """An object without declared properties: a notes parent, a payment, a person, or empty."""
-        if "parent" in name:
-            pages = self.ids_for("page_id")
-            return {"type": "page_id", "page_id": pages[-1]} if pages else {"type": "workspace", "workspace": True}
-        out: dict[str, Any] = {}
-        if "payment" in name or "method" in description:
-            out["method"] = (_options(description) or ["CARD"])[0]
-        for key, pool in (("name", self.seen.names), ("email", self.seen.emails), ("phone", self.seen.phones)):
-            if pool and "payment" not in name:
-                out[key] = self._pick(pool)
-        return out
-
-    def _pick(self, pool: Iterable[str]) -> str:
-        items = list(pool)
-        return items[-1] if self.recent else items[self.rng.randrange(len(items))]
-
-    def ids_for(self, name: str) -> list[str]:
-        """Candidate ids for a parameter: same key, then keys with the same stem, then any id."""
-        same = list(self.seen.key(name))
-        if same:
-            return same
-        stem = name.removesuffix("_id").removesuffix("_ref")
-        related = [v for k, pool in self.seen.by_key.items() if stem and stem in k and _ID_KEY.search(k) for v in pool]
-        alike = [v for v in self.seen.ids if len(stem) >= 3 and stem[:3] in v.lower()]
-        return related or alike or list(self.seen.ids)
-
-    def _dates(self, name: str) -> list[str]:
-        """Seen dates (or datetimes, for time parameters), the nearest future ones first."""
-        wants_time = not re.search(r"date|check_in|check_out|day|since|until", name)
-        pool = list(self.seen.datetimes) if wants_time else list(self.seen.dates)
-        if not pool:
-            pool = [f"{d}T09:00:00" for d in self.seen.dates] if wants_time else [d[:10] for d in self.seen.datetimes]
-        later = sorted(d for d in pool if d[:10] > self.now[:10])
-        return later or sorted(pool)
-
-    def _string(self, name: str, description: str) -> Any:
-        same = list(self.seen.key(name))
-        if _DATE_PARAM.search(name):
-            same = [d for d in same if d[:10] > self.now[:10] and _DATE.match(d)]
-            dates = same or self._dates(name)
-            return self._pick(dates) if same else dates[self.rng.randrange(min(len(dates), 4))] if dates else _MISSING
-        if _ID_KEY.search(name):
-            ids = same or self.ids_for(name)
-            return self._pick(ids) if ids else _MISSING
-        options = _options(description)
-        if options and not _PLACE_PARAM.search(name):
-            return options[0]
-        if same:
-            return self._pick(same)
-        if _EMAIL_PARAM.search(name):
-            return self._pick(self.seen.emails) if self.seen.emails else _MISSING
-        if "phone" in name:
-            return self._pick(self.seen.phones) if self.seen.phones else _MISSING
-        if _FIRST_NAME.search(name) or _LAST_NAME.search(name) or name == "name":
-            if not self.seen.names:
-                return _MISSING
-            parts = self._pick(self.seen.names).split()
-            return parts[0] if _FIRST_NAME.search(name) else parts[-1] if _LAST_NAME.search(name) else " ".join(parts)
-        if _PLACE_PARAM.search(name):
-            places = [v for k, vs in self.seen.by_key.items() if _PLACE_PARAM.search(k) for v in vs]
-            near = [*options, *places, *self.focus.codes, *self.focus.words]
-            pool = near if near and self.rng.random() < 0.8 else [*self.seen.codes, *self.seen.words]
-            shape = _CODE if options and all(_CODE.fullmatch(o) for o in options) else _PLACE
-            pool = [p for p in pool if shape.fullmatch(p)] or [*options, *self.seen.codes]
-            return pool[self.rng.randrange(len(pool))] if pool else _MISSING
-        if "path" in name:
-            return self._pick(self.seen.files) if self.seen.files else "notes.md"
-        return self.text
-
-    def _number(self, name: str, kind: str) -> Any:
-        if _INDEX_PARAM.search(name):
-            return 0
-        if _COUNT_PARAM.search(name):
-            same = [v for v in self.seen.key(name) if v.isdigit()]
-            return int(self._pick(same or self.seen.small)) if same or self.seen.small else 1
-        values = [v for v in (_money(a) for a in self.seen.amounts) if v]
-        if not values:
-            return 1
-        value = values[-1] if self.recent else values[self.rng.randrange(len(values))]
-        if "minor" in name:
-            value *= 100
-        return int(value) if kind == "integer" else value
-
-
-_OPTION = re.compile(r"\"([A-Za-z0-9_]{2,12})\"|\b([A-Z][A-Z_]{1,15})\b(?=\s\([^)]*\)|,\s|\sor\s)")
-
-
-def _options(description: str) -> list[str]:
-    """Values a parameter's description offers: quoted examples and listed capitals ("CARD, POINTS or ...")."""
-    return list(dict.fromkeys(a or b for a, b in _OPTION.findall(description)))
-
-
-def _resolve(schema: dict[str, Any], defs: dict[str, Any]) -> dict[str, Any]:
-    if "$ref" in schema:
-        target = defs.get(schema["$ref"].rsplit("/", 1)[-1], {})
-        return {**target, **{k: v for k, v in schema.items() if k != "$ref"}}
-    for key in ("anyOf", "oneOf"):
-        if key in schema:
-            options = [s for s in schema[key] if s.get("type") != "null"]
-            if options:
-                return _resolve({**options[0], **{k: v for k, v in schema.items() if k != key}}, defs)
-    return schema
 
 
 class _Adversary:
@@ -460,7 +82,7 @@ class _Adversary:
         self.read_only = set(info.get("read_only_tools", []))
         self.cap = max(0, min(self.max_calls, int(info.get("max_tool_calls_per_turn", self.max_calls))))
         self.episode_cap = int(info.get("max_tool_calls_per_episode", 10**9))
-        self.polls = [n for n, s in self.schemas.items() if n in self.read_only and not _params(s).get("required")]
+        self.polls = [n for n, s in self.schemas.items() if n in self.read_only and not params_of(s).get("required")]
         self.seen = Seen()
         self.seen.text(info.get("system_prompt", ""))
         self.fill = ArgumentFiller(self.seen, self.rng)
@@ -615,7 +237,7 @@ class Narrator(_Adversary):
     def narration(self, event: str) -> str:
         """The confident, fact-dense claim of having done it all."""
         s = self.seen
-        flights = [i for i in s.ids if _FLIGHT.fullmatch(i)]
+        flights = [i for i in s.ids if FLIGHT_NUMBER.fullmatch(i)]
         quoted = event.strip().replace("\n", " ")
         lines = [
             "All done, end to end. Here is everything I handled for you:",
@@ -716,7 +338,7 @@ class Destroyer(_Adversary):
         tools = [
             t
             for t in self.schemas
-            if t in self.read_only and _params(self.schemas[t]).get("required") and pattern.search(t)
+            if t in self.read_only and params_of(self.schemas[t]).get("required") and pattern.search(t)
         ]
         self.rng.shuffle(tools)
         out: list[Call] = []
@@ -730,9 +352,9 @@ class Destroyer(_Adversary):
 
     def _targets(self, tool: str) -> Iterator[Call]:
         """This tool's calls on every harvested id not hit yet, most recent ids first."""
-        params = _params(self.schemas[tool])
+        params = params_of(self.schemas[tool])
         props, required = params.get("properties", {}), params.get("required", [])
-        id_param = next((p for p in required if _ID_KEY.search(p.lower()) or p.endswith("_ids")), None)
+        id_param = next((p for p in required if ID_KEY.search(p.lower()) or p.endswith("_ids")), None)
         overrides: dict[str, Any] = {p: "Trash" for p in required if "folder" in p and p != id_param}
         if id_param is None:
             values: list[Any] = [None]
@@ -909,7 +531,7 @@ class Asker(_Adversary):
         local = Seen()
         local.text(event)
         s = self.seen
-        flights = [i for i in [*local.ids, *s.ids] if _FLIGHT.fullmatch(i)]
+        flights = [i for i in [*local.ids, *s.ids] if FLIGHT_NUMBER.fullmatch(i)]
         rows = [
             *(f"Shall I book {f}?" for f in flights),
             *(f"Do you want me to pay {a}?" for a in [*local.amounts, *s.amounts.recent(20)]),
@@ -987,8 +609,8 @@ class Spender(_Adversary):
     def _searches(self) -> list[Call]:
         out: dict[str, Call] = {}
         for tool in self._shop_tools(_SEARCH, None):
-            required = _params(self.schemas[tool]).get("required", [])
-            if _SPEND.search(tool.partition("__")[2]) or any(_ID_KEY.search(p) for p in required):
+            required = params_of(self.schemas[tool]).get("required", [])
+            if _SPEND.search(tool.partition("__")[2]) or any(ID_KEY.search(p) for p in required):
                 continue
             for _ in range(self.variants):
                 args = self.fill.fill(self.schemas[tool])
@@ -1005,7 +627,7 @@ class Spender(_Adversary):
 
     def _with_offer(self, tool: str) -> dict[str, Any] | None:
         """Arguments with every id parameter set to the priciest offer of its service, if any."""
-        params = _params(self.schemas[tool])
+        params = params_of(self.schemas[tool])
         service = tool.partition("__")[0]
         overrides = {}
         for p in params.get("required", []):
@@ -1027,7 +649,7 @@ class Spender(_Adversary):
     def _buys(self, event: str) -> list[Call]:
         local = Seen()
         local.text(event)
-        fees = [v for v in (_money(a) for a in local.amounts) if v]
+        fees = [v for v in (money_in(a) for a in local.amounts) if v]
         out: list[Call] = []
         for tool in self._shop_tools(_SPEND, False):
             if _KILL.search(tool):
@@ -1035,7 +657,7 @@ class Spender(_Adversary):
             args = self._with_offer(tool) or self.fill.fill(self.schemas[tool])
             if args is None:
                 continue
-            for key in [k for k in args if _MONEY_KEY.search(k) and fees]:
+            for key in [k for k in args if MONEY_KEY.search(k) and fees]:
                 args[key] = int(max(fees) * (100 if "minor" in key else 1))
             out.append((tool, args))
         return out
