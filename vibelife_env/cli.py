@@ -20,6 +20,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "stats": ("vibelife_env.commands.stats", "task statistics: stages, horizon, events by kind, checks by tier"),
     "rollout": ("vibelife_env.commands.rollout", "generate a JSONL rollout dataset (optionally with Ray workers)"),
     "eval": ("vibelife_env.commands.evaluate", "evaluate an agent over attempts and write an HTML/JSON report"),
+    "serve": ("vibelife_env.commands.serve", "serve one live episode over MCP (streamable HTTP) for any agent harness"),
 }
 
 
