@@ -16,7 +16,16 @@ The sum of rewards over an episode equals the task score in [0, 1];
 
 *terminated* means the timeline ran out and every tier has been scored. *truncated*
 means a tool-call budget (per turn or per episode) was exhausted first; checks not yet
-evaluated then earn nothing.
+evaluated then earn nothing. Registered ids also carry Gymnasium's ``max_episode_steps``
+(:data:`vibelife_env.registration.MAX_EPISODE_STEPS`), a backstop set above what the
+engine's own limits allow for every bundled task.
+
+*Idle steps* never loop forever: a step with neither a tool call nor a reply leaves the
+turn open, but the ``max_idle_steps``-th such step of a turn (default 3) closes it as a
+silent reply (``""``), exactly as if the agent had sent one; the episode goes on (it is
+not truncated), ``info["idle_turn_closed"]`` is true and the next observation starts with
+a system note saying so. An agent that never replies thus plays the timeline through in
+silence and is *terminated* at its end, like one that always replies ``""``.
 
 The timeline, turns, calls, mutations, wake-ups and scoring live in
 :class:`vibelife_env.episode.Episode`; this class adapts it to Gymnasium.
@@ -37,7 +46,15 @@ from vibelife_env.actions import Action, parse_action
 from vibelife_env.checks.base import CheckResult
 from vibelife_env.checks.context import EpisodeRecord
 from vibelife_env.checks.scoring import Scorer
-from vibelife_env.episode import SOLO, Episode, EpisodeSnapshot, agent_view, providers, render_event
+from vibelife_env.episode import (
+    DEFAULT_MAX_IDLE_STEPS,
+    SOLO,
+    Episode,
+    EpisodeSnapshot,
+    agent_view,
+    providers,
+    render_event,
+)
 from vibelife_env.scheduler import DEFAULT_MAX_WAKEUPS
 from vibelife_env.services.tooling import NAME_SEP
 from vibelife_env.spaces import action_space, empty_message, observation_space
@@ -91,6 +108,14 @@ class VibeLifeEnv(gym.Env[dict, dict]):
         strict_mutations: Raise when a mutation fails (authoring, validation); otherwise the
             failure is rolled back and listed in ``info["mutation_errors"]``.
         max_wakeups: Wake-ups the assistant may schedule per episode.
+        task: A loaded or generated task, instead of ``task_dir``.
+        max_stages: Bound of the observation's ``stage`` space (default: the task's stages).
+        max_idle_steps: Steps of a turn with neither a tool call nor a reply after which
+            the turn closes as a silent reply (see the module docstring).
+
+    Raises:
+        ValueError: a bad ``render_mode``, both or neither of ``task_dir`` and ``task``,
+            or ``max_idle_steps`` is not a positive int.
     """
 
     # gymnasium declares ``metadata`` as a plain (instance) attribute and reads it off the class
@@ -107,6 +132,7 @@ class VibeLifeEnv(gym.Env[dict, dict]):
         *,
         task: Task | None = None,
         max_stages: int | None = None,
+        max_idle_steps: int = DEFAULT_MAX_IDLE_STEPS,
     ) -> None:
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode must be one of {self.metadata['render_modes']} or None, got {render_mode!r}")
@@ -117,6 +143,7 @@ class VibeLifeEnv(gym.Env[dict, dict]):
         self.render_mode = render_mode
         self.strict_mutations = strict_mutations
         self.max_wakeups = max_wakeups
+        self.max_idle_steps = max_idle_steps
         self._limits = (max_tool_calls_per_turn, max_tool_calls_per_episode)
         self.use_task(task)
         self._max_stages = max_stages or max(s.index for s in self.task.stages) + 1
@@ -136,6 +163,7 @@ class VibeLifeEnv(gym.Env[dict, dict]):
             max_calls_episode=self.max_calls_episode,
             strict_mutations=self.strict_mutations,
             max_wakeups=self.max_wakeups,
+            max_idle_steps=self.max_idle_steps,
         )
         self._carry: list[CheckResult] = []
         self._tool_schemas: list[dict[str, Any]] | None = None
@@ -183,6 +211,8 @@ class VibeLifeEnv(gym.Env[dict, dict]):
         info = self._info(out.results)
         if out.truncated:
             info["truncated_reason"] = "tool_call_budget"
+        if out.idle_closed:
+            info["idle_turn_closed"] = True
         return self._observation(out.messages[SOLO]), reward, terminated, out.truncated, info
 
     def render(self) -> str | None:
@@ -265,6 +295,7 @@ class VibeLifeEnv(gym.Env[dict, dict]):
             self.max_wakeups,
             task=self.task,
             max_stages=self._max_stages,
+            max_idle_steps=self.max_idle_steps,
         )
         other.restore(self.snapshot())
         return other
@@ -292,6 +323,7 @@ class VibeLifeEnv(gym.Env[dict, dict]):
         info["max_tool_calls_per_turn"] = self.max_calls_turn
         info["max_tool_calls_per_episode"] = self.max_calls_episode
         info["max_wakeups"] = self.max_wakeups
+        info["max_idle_steps"] = self.max_idle_steps
         return info
 
     def _info(self, results: list[CheckResult]) -> dict[str, Any]:

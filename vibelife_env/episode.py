@@ -30,6 +30,16 @@ Scoring
 
 Budgets
     Per seat, per turn and per episode; a call over budget truncates the episode for all.
+
+Idle steps
+    A step in which no open turn makes a tool call or a reply changes nothing. On the
+    ``max_idle_steps``-th such step of a turn (default :data:`DEFAULT_MAX_IDLE_STEPS`,
+    counted per turn, not only in a row) every open turn closes as a silent reply (``""``),
+    exactly as if the assistant had sent one, and the timeline moves on; the seat's next
+    observation starts with a system note saying so. An agent that never replies therefore
+    still reaches the end of the timeline: a single-agent episode takes at most
+    ``max_calls_episode + 1 + max_idle_steps x turns`` steps (turns: turn-opening events
+    plus wake-ups).
 """
 
 from __future__ import annotations
@@ -58,6 +68,9 @@ from vibelife_env.world import World, WorldSnapshot
 #: The one seat of a single-agent episode.
 SOLO = "assistant"
 
+#: Steps without a tool call or a reply after which a turn closes in silence.
+DEFAULT_MAX_IDLE_STEPS = 3
+
 #: ``info`` keys an agent may see. Everything else (check results, scores, mutations that
 #: landed, errors of the world's own scripts) is grading or hidden world data: it goes to
 #: logs and evaluation, never to the policy.
@@ -77,6 +90,8 @@ AGENT_INFO_KEYS = frozenset(
         "max_tool_calls_per_turn",
         "max_tool_calls_per_episode",
         "max_wakeups",
+        "max_idle_steps",
+        "idle_turn_closed",
         "waiting",
         "truncated_reason",
         "job",
@@ -125,6 +140,14 @@ def wakeup_event(wakeup: Wakeup, stage: int, addressed: bool) -> Event:
     )
 
 
+def idle_note(limit: int) -> str:
+    """The system note that starts a seat's observation after its turn closed for idleness."""
+    return (
+        f"Your turn was closed as a silent reply: {limit} steps without a tool call or a reply. "
+        "To reply, send a message with a reply (an empty reply means silence)."
+    )
+
+
 def providers(task: Task) -> list[type[ToolProvider]]:
     """The tool providers of a task: its services, the workspace and the wake-up scheduler."""
     return [*(service_class(n) for n in task.services), Workspace, Scheduler]
@@ -140,6 +163,7 @@ class Seat:
     calls_turn: int = 0
     calls_total: int = 0
     open: Event | None = None
+    idle: int = 0
 
     def copy(self, record: EpisodeRecord | None = None) -> Seat:
         """An independent copy (sharing ``record`` when given)."""
@@ -174,12 +198,16 @@ class EpisodeSnapshot:
 
 @dataclass
 class StepOutcome:
-    """What one step produced: per-seat new messages, newly frozen results, truncation."""
+    """What one step produced: per-seat new messages, newly frozen results, truncation.
+
+    ``idle_closed`` names the seats whose turn closed in silence after idle steps.
+    """
 
     messages: dict[str, list[dict[str, str]]]
     results: list[CheckResult]
     truncated: bool = False
     acted: set[str] = field(default_factory=set)
+    idle_closed: set[str] = field(default_factory=set)
 
 
 class Episode:
@@ -193,6 +221,11 @@ class Episode:
         strict_mutations: Raise :class:`MutationError` when a mutation fails instead of
             rolling it back and reporting it.
         max_wakeups: Wake-ups the assistants may schedule per episode.
+        max_idle_steps: Steps of a turn without a tool call or a reply after which the
+            turn closes in silence (see the module docstring).
+
+    Raises:
+        ValueError: seats repeat or are missing, or ``max_idle_steps`` is not a positive int.
     """
 
     def __init__(
@@ -204,9 +237,13 @@ class Episode:
         max_calls_episode: int,
         strict_mutations: bool = False,
         max_wakeups: int = DEFAULT_MAX_WAKEUPS,
+        max_idle_steps: int = DEFAULT_MAX_IDLE_STEPS,
     ) -> None:
         if not seats or len(set(seats)) != len(seats):
             raise ValueError(f"seats must be distinct and non-empty, got {list(seats)}")
+        if isinstance(max_idle_steps, bool) or not isinstance(max_idle_steps, int) or max_idle_steps < 1:
+            raise ValueError(f"max_idle_steps must be a positive int, got {max_idle_steps!r}")
+        self.max_idle_steps = max_idle_steps
         self.task = task
         self.seat_names = list(seats)
         self.solo = self.seat_names == [SOLO]
@@ -290,6 +327,7 @@ class Episode:
         if self.done:
             raise RuntimeError("the episode is over; call reset()")
         out = StepOutcome({s: [] for s in self.seat_names}, [])
+        progressed = False
         for name in self.seat_names:
             seat, action = self.seats[name], actions.get(name)
             if seat.open is None or action is None:
@@ -302,25 +340,48 @@ class Episode:
                     out.truncated = True
                     break
                 out.messages[name].append(self.run_call(name, call))
+                progressed = True
             if out.truncated:
                 break
             if action.reply is not None:
-                self.record.add_reply(self.stage, action.reply)
-                if not self.solo:
-                    seat.record.add_reply(self.stage, action.reply)
-                self.log(name, "assistant", action.reply or "(silent)")
-                seat.turns += 1
-                seat.calls_turn = 0
-                seat.open = None
+                self.close_turn(name, action.reply)
+                progressed = True
         if out.truncated:
             self.done = True
             self.log(None, "system", "tool-call budget exhausted: episode truncated")
-        elif not self.open_seats:
+            return out
+        if not progressed:
+            self._idle_step(out)
+        if not self.open_seats:
             out.results = self.advance()
             if not self.done:
                 for name, event in self.open_seats.items():
                     out.messages[name].append(self.event_message(event))
         return out
+
+    def close_turn(self, seat_name: str, reply: str, note: str = "") -> None:
+        """Record ``reply`` (``""``: silence) and close the seat's open turn."""
+        seat = self.seats[seat_name]
+        self.record.add_reply(self.stage, reply)
+        if not self.solo:
+            seat.record.add_reply(self.stage, reply)
+        self.log(seat_name, "assistant", reply or f"(silent{note})")
+        seat.turns += 1
+        seat.calls_turn = 0
+        seat.idle = 0
+        seat.open = None
+
+    def _idle_step(self, out: StepOutcome) -> None:
+        """Count a step without calls or replies; close the turns that reached the limit."""
+        limit = self.max_idle_steps
+        for name, seat in self.seats.items():
+            if seat.open is None:
+                continue
+            seat.idle += 1
+            if seat.idle >= limit:
+                self.close_turn(name, "", f": {limit} steps without a tool call or a reply")
+                out.idle_closed.add(name)
+                out.messages[name].append(empty_message("system", idle_note(limit)))
 
     def run_call(self, seat_name: str, call: ToolCall) -> dict[str, str]:
         """Run one tool call for a seat; record it; the tool message for the observation."""

@@ -24,6 +24,22 @@ the others see everyone's.
 An episode ends for all agents together: *terminated* when the timeline ran out, *truncated*
 when any agent exhausted a tool-call budget (checks not yet evaluated earn nothing).
 
+Idle steps: a step in which no agent with an open turn makes a tool call or a reply
+changes nothing; on the ``max_idle_steps``-th such step of a turn (default 3) every open
+turn closes as a silent reply (``info["idle_turn_closed"]``), so agents that never reply
+cannot stall the round forever. An agent may wait while another works: only steps in which
+nobody acts count.
+
+Like a PettingZoo environment module, this module offers :func:`parallel_env`,
+:func:`env` (the AEC form, through PettingZoo's standard conversion) and :func:`raw_env`
+(the same without the order-enforcing wrapper); each takes a registered env id or a
+bundle directory::
+
+    from vibelife_env.multiagent import parallel_env
+
+    env = parallel_env("VibeLife-family-grandma-birthday-v0")
+    observations, infos = env.reset(seed=0)
+
 The engine is :class:`vibelife_env.episode.Episode` (one seat per persona), the same one
 the single-agent env adapts; this class only shapes its results for PettingZoo.
 """
@@ -34,6 +50,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any, ClassVar
 
+import gymnasium as gym
 import numpy as np
 from gymnasium.utils import seeding
 from pettingzoo import ParallelEnv
@@ -41,7 +58,7 @@ from pettingzoo import ParallelEnv
 from vibelife_env.actions import parse_action
 from vibelife_env.checks.base import CheckResult
 from vibelife_env.env import VERSION, default_system_prompt
-from vibelife_env.episode import Episode, EpisodeSnapshot, providers
+from vibelife_env.episode import DEFAULT_MAX_IDLE_STEPS, Episode, EpisodeSnapshot, providers
 from vibelife_env.errors import TaskLoadError
 from vibelife_env.scheduler import DEFAULT_MAX_WAKEUPS
 from vibelife_env.services.tooling import NAME_SEP
@@ -60,20 +77,46 @@ def persona_prompt(base: str, persona: str, personas: list[str]) -> str:
     )
 
 
+def resolve_task_dir(task: str | Path) -> Path:
+    """The bundle directory of a registered env id (``VibeLife-family-grandma-birthday-v0``) or a path.
+
+    Raises:
+        ValueError: ``task`` is a scenario family's id (families are single-agent).
+        FileNotFoundError: ``task`` is neither a registered id nor an existing directory.
+    """
+    if isinstance(task, str) and task in gym.registry:
+        kwargs = gym.registry[task].kwargs
+        if "task_dir" in kwargs:
+            return Path(kwargs["task_dir"])
+        if "family_dir" in kwargs:
+            raise ValueError(f"{task} is a scenario family, which has no multi-persona form; give a task with personas")
+        raise ValueError(f"{task} is not a VibeLife task (its spec has no task_dir)")
+    path = Path(task).expanduser()
+    if not path.exists():
+        raise FileNotFoundError(
+            f"{str(task)!r} is neither a registered env id (see `vibelife list`) nor a task bundle directory"
+        )
+    return path
+
+
 class VibeLifeParallelEnv(ParallelEnv):
     """A multi-persona VibeLife task as a PettingZoo ``ParallelEnv``; see the module docstring.
 
     Args:
-        task_dir: The task bundle directory.
+        task_dir: A registered env id or the task bundle directory.
         personas: Override the task's ``personas`` (agent ids).
         render_mode: ``"ansi"`` or ``None``.
         max_tool_calls_per_turn: Per agent and turn (default: the task's).
         max_tool_calls_per_episode: Per agent over the episode (default: the task's).
         strict_mutations: Raise when a mutation fails instead of reporting it.
         max_wakeups: Wake-ups the assistants may schedule per episode (all together).
+        max_idle_steps: Steps of a turn in which nobody acts after which every open turn
+            closes as a silent reply.
 
     Raises:
         TaskLoadError: no personas, or an event addressed to an unknown persona.
+        FileNotFoundError: neither a registered id nor a bundle directory.
+        ValueError: a bad ``render_mode``, repeated personas, or a family's id.
     """
 
     metadata: ClassVar[dict[str, Any]] = {
@@ -91,10 +134,11 @@ class VibeLifeParallelEnv(ParallelEnv):
         max_tool_calls_per_episode: int | None = None,
         strict_mutations: bool = False,
         max_wakeups: int = DEFAULT_MAX_WAKEUPS,
+        max_idle_steps: int = DEFAULT_MAX_IDLE_STEPS,
     ) -> None:
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode must be one of {self.metadata['render_modes']} or None, got {render_mode!r}")
-        self.task = load_task_cached(task_dir)
+        self.task = load_task_cached(resolve_task_dir(task_dir))
         self.possible_agents = list(personas or self.task.meta.personas)
         if not self.possible_agents:
             raise TaskLoadError(self.task.root / "task.toml", "vibelife.personas", "the task declares no personas")
@@ -113,6 +157,7 @@ class VibeLifeParallelEnv(ParallelEnv):
         self.max_calls_episode = max_tool_calls_per_episode or self.task.meta.max_tool_calls_per_episode
         self.strict_mutations = strict_mutations
         self.max_wakeups = max_wakeups
+        self.max_idle_steps = max_idle_steps
         self._num_stages = max(s.index for s in self.task.stages) + 1
         base = default_system_prompt(self.task)
         self.system_prompts = {p: persona_prompt(base, p, self.possible_agents) for p in self.possible_agents}
@@ -123,6 +168,7 @@ class VibeLifeParallelEnv(ParallelEnv):
             max_calls_episode=self.max_calls_episode,
             strict_mutations=strict_mutations,
             max_wakeups=max_wakeups,
+            max_idle_steps=max_idle_steps,
         )
         self._carry: list[CheckResult] = []
         self._tool_schemas: list[dict[str, Any]] | None = None
@@ -171,6 +217,7 @@ class VibeLifeParallelEnv(ParallelEnv):
                 max_tool_calls_per_turn=self.max_calls_turn,
                 max_tool_calls_per_episode=self.max_calls_episode,
                 max_wakeups=self.max_wakeups,
+                max_idle_steps=self.max_idle_steps,
             )
         self.episode.drain_outcomes()
         return obs, infos
@@ -201,6 +248,8 @@ class VibeLifeParallelEnv(ParallelEnv):
             infos[p]["waiting"] = p not in parsed
             if out.truncated:
                 infos[p]["truncated_reason"] = "tool_call_budget"
+            if p in out.idle_closed:
+                infos[p]["idle_turn_closed"] = True
         self.episode.drain_outcomes()
         if self.episode.done:
             self.agents = []
@@ -289,12 +338,24 @@ class VibeLifeParallelEnv(ParallelEnv):
 
 
 def parallel_env(task_dir: str | Path, **kwargs: Any) -> VibeLifeParallelEnv:
-    """PettingZoo-style constructor: ``parallel_env(task_dir, personas=..., ...)``."""
+    """PettingZoo-style constructor: ``parallel_env("VibeLife-family-grandma-birthday-v0", personas=...)``.
+
+    Args:
+        task_dir: A registered env id or a task bundle directory.
+        **kwargs: :class:`VibeLifeParallelEnv` options.
+    """
     return VibeLifeParallelEnv(task_dir, **kwargs)
 
 
-def env(task_dir: str | Path, **kwargs: Any):
-    """The AEC form, through ``pettingzoo.utils.conversions.parallel_to_aec``."""
+def env(task_dir: str | Path, **kwargs: Any) -> Any:
+    """The AEC form, through ``pettingzoo.utils.conversions.parallel_to_aec``; arguments as :func:`parallel_env`."""
     from pettingzoo.utils.conversions import parallel_to_aec
 
     return parallel_to_aec(VibeLifeParallelEnv(task_dir, **kwargs))
+
+
+def raw_env(task_dir: str | Path, **kwargs: Any) -> Any:
+    """The AEC form without PettingZoo's order-enforcing wrapper; arguments as :func:`parallel_env`."""
+    from pettingzoo.utils.conversions import parallel_to_aec_wrapper
+
+    return parallel_to_aec_wrapper(VibeLifeParallelEnv(task_dir, **kwargs))

@@ -4,6 +4,10 @@ Own tasks live in ``tasks/<domain>/<task>/`` (installed as ``vibelife_env.tasks`
 register as ``VibeLife-<domain>-<task>-v0`` (underscores become hyphens) when
 ``vibelife_env`` is imported. A checkout of the public release registers with
 :func:`register_bundles`.
+
+Every id gets ``max_episode_steps=``:data:`MAX_EPISODE_STEPS` (Gymnasium's ``TimeLimit``)
+and the vector entry point :func:`vibelife_env.vector.make_vector_env` (Ray, or
+Gymnasium's sync vector env without Ray).
 """
 
 from __future__ import annotations
@@ -15,6 +19,16 @@ from pathlib import Path
 import gymnasium as gym
 
 ENTRY_POINT = "vibelife_env.env:VibeLifeEnv"
+VECTOR_ENTRY_POINT = "vibelife_env.vector:make_vector_env"
+
+#: ``max_episode_steps`` of every registered id: a backstop, not the limit that ends an
+#: episode. The engine bounds a single-agent episode by itself at
+#: ``max_tool_calls_per_episode + 1 + max_idle_steps x turns`` steps (tool-call budget,
+#: idle turns closing in silence; see :mod:`vibelife_env.episode`): at most 1,339 for the
+#: bundled tasks (the flagship: 1,200 calls, 44 turns with wake-ups), and below this for
+#: any task on the default budget of 2,000 calls with fewer than 1,000 turns, so the
+#: engine's own truncation and termination come first.
+MAX_EPISODE_STEPS = 5_000
 _SLUG = re.compile(r"[^A-Za-z0-9]+")
 
 
@@ -68,8 +82,9 @@ def register_bundles(root: str | Path, prefix: str = "VibeLife", force: bool = F
         gym.register(
             id=eid,
             entry_point=ENTRY_POINT,
-            vector_entry_point="vibelife_env.vector:RayVectorEnv",
+            vector_entry_point=VECTOR_ENTRY_POINT,
             kwargs={"task_dir": str(bundle)},
+            max_episode_steps=MAX_EPISODE_STEPS,
             disable_env_checker=False,
         )
     return sorted(ids)
@@ -92,8 +107,9 @@ def register_families(root: str | Path, prefix: str = "VibeLife") -> list[str]:
         gym.register(
             id=eid,
             entry_point=FAMILY_ENTRY_POINT,
-            vector_entry_point="vibelife_env.vector:RayVectorEnv",
+            vector_entry_point=VECTOR_ENTRY_POINT,
             kwargs={"family_dir": str(folder)},
+            max_episode_steps=MAX_EPISODE_STEPS,
             disable_env_checker=False,
         )
         ids.append(eid)

@@ -6,17 +6,25 @@ whose sizes differ by at most one), so a laptop and a cluster run the same code:
     import gymnasium as gym
     import vibelife_env  # noqa: F401
 
-    envs = gym.make_vec("VibeLife-demo-errands-v0", num_envs=4, vectorization_mode="vector_entry_point")
+    envs = gym.make_vec("VibeLife-demo-errands-v0", num_envs=4)  # the registered vector entry point
     obs, infos = envs.reset(seed=0)          # sub-env i is reset with seed 0 + i
     obs, rewards, terminated, truncated, infos = envs.step(actions)
     envs.close()
 
-Batching. Observations and actions are chat-shaped dicts of text, which do not stack into
-arrays: a batch is a **tuple with one entry per sub-env** (``observation_space`` and
-``action_space`` are ``Tuple`` spaces of the single spaces; ``single_observation_space`` is
-the env's own). Rewards, terminations and truncations are numpy arrays; infos are batched
-as Gymnasium does (each key an array over sub-envs, with a boolean ``_key`` mask of the
-sub-envs that reported it; nested dicts recursively).
+``gym.make_vec`` without a ``vectorization_mode`` calls :func:`make_vector_env`: a
+``RayVectorEnv`` when Ray is installed, otherwise Gymnasium's ``SyncVectorEnv`` with one
+:class:`RayFallbackWarning`. ``vectorization_mode="sync"`` and ``"async"`` give Gymnasium's
+own vector envs, in this process or one process per sub-env.
+
+Batching, the same in all of them. Observations and actions are chat-shaped dicts of
+text, which do not stack into arrays: a batch is a **tuple with one entry per sub-env**
+(``observation_space`` and ``action_space`` are :class:`~vibelife_env.spaces.PerEnvTuple`
+spaces of the single spaces; ``single_observation_space`` is the env's own). Actions may
+be given as that tuple of per-env actions or as a dict of per-env tuples
+(``{"tool_calls": ([], []), "reply": ("", None)}``). Rewards, terminations and
+truncations are numpy arrays; infos are batched as Gymnasium does (each key an array over
+sub-envs, with a boolean ``_key`` mask of the sub-envs that reported it; nested dicts
+recursively). Each sub-env carries the id's ``max_episode_steps`` (a ``TimeLimit``).
 
 Autoreset (``metadata["autoreset_mode"]``): ``NEXT_STEP`` (default; the step after a
 sub-env finished resets it and ignores its action), ``SAME_STEP`` (reset at once;
@@ -27,34 +35,73 @@ stepping a finished sub-env raises).
 Ray: with ``ray_address=None`` a local Ray is started unless one is already initialised;
 give a cluster address (``"auto"``, ``"ray://head:10001"``) to use a cluster. Ray is never
 shut down by ``close()``, which only ends this env's actors. On a cluster, ``vibelife_env``
-(and custom bundles, by path) must be importable on the workers.
+(and custom bundles, by path) must be importable on the workers. Ray's own log lines
+(start-up notices and warnings) are hidden when this module starts Ray; set
+``VIBELIFE_RAY_VERBOSE=1`` or pass ``logging_level`` to :func:`ensure_ray` to see them.
+What the workers themselves print still reaches the driver.
 """
 
 from __future__ import annotations
 
+import logging
+import os
+import warnings
 from collections.abc import Sequence
+from functools import partial
 from typing import Any
 
 import gymnasium as gym
 import numpy as np
-from gymnasium import spaces
-from gymnasium.vector import AutoresetMode, VectorEnv
+from gymnasium.vector import AutoresetMode, SyncVectorEnv, VectorEnv
+from gymnasium.vector.utils import batch_space
+from gymnasium.wrappers import TimeLimit
 
 from vibelife_env.env import VibeLifeEnv
+from vibelife_env.spaces import unbatch
+
+#: Set to ``1`` to show Ray's own log lines (hidden by default when this module starts Ray).
+RAY_VERBOSE_ENV = "VIBELIFE_RAY_VERBOSE"
+
+#: :class:`RayVectorEnv` arguments that mean nothing without Ray.
+RAY_ONLY_KWARGS = ("num_workers", "num_cpus_per_worker", "ray_address")
 
 
-def ensure_ray(address: str | None = None, **init_kwargs: Any) -> Any:
+class RayFallbackWarning(UserWarning):
+    """``gym.make_vec`` asked for the Ray vector env but Ray is not installed."""
+
+
+def ray_init_options(address: str | None = None, verbose: bool | None = None, **init_kwargs: Any) -> dict[str, Any]:
+    """The ``ray.init`` arguments :func:`ensure_ray` uses.
+
+    Args:
+        address: ``None`` for a local Ray, or a cluster address.
+        verbose: Show Ray's own log lines (default: ``VIBELIFE_RAY_VERBOSE`` is set and
+            not ``0``); quiet sets the driver's Ray ``logging_level`` to ``ERROR``.
+        **init_kwargs: Anything else for ``ray.init``; wins over the defaults.
+    """
+    if verbose is None:
+        verbose = os.environ.get(RAY_VERBOSE_ENV, "").strip().lower() not in ("", "0", "false", "no", "off")
+    options: dict[str, Any] = {"address": address, "include_dashboard": False, "log_to_driver": True}
+    if not verbose:
+        options["logging_level"] = logging.ERROR
+    options.update(init_kwargs)
+    return options
+
+
+def ensure_ray(address: str | None = None, *, verbose: bool | None = None, **init_kwargs: Any) -> Any:
     """Import Ray and initialise it once (local when ``address`` is ``None``); returns the module.
+
+    Ray's start-up lines are hidden unless ``verbose`` (see :func:`ray_init_options`).
 
     Raises:
         ImportError: Ray is not installed (``pip install 'vibelife-env[ray]'``).
     """
     try:
         import ray
-    except ImportError as exc:  # pragma: no cover - depends on the installation
-        raise ImportError("Ray is required for this feature: pip install 'ray>=2.9'") from exc
+    except ImportError as exc:
+        raise ImportError("Ray is required for this feature: pip install 'vibelife-env[ray]'") from exc
     if not ray.is_initialized():
-        ray.init(address=address, include_dashboard=False, log_to_driver=True, **init_kwargs)
+        ray.init(**ray_init_options(address, verbose, **init_kwargs))
     return ray
 
 
@@ -91,6 +138,61 @@ def make_env(**kwargs: Any) -> VibeLifeEnv:
     return VibeLifeEnv(**kwargs)
 
 
+def make_limited_env(env_kwargs: dict[str, Any], max_episode_steps: int | None = None) -> gym.Env:
+    """:func:`make_env`, wrapped in ``TimeLimit`` when ``max_episode_steps`` is given."""
+    env = make_env(**env_kwargs)
+    return TimeLimit(env, max_episode_steps) if max_episode_steps else env
+
+
+def spec_max_episode_steps(env_id: str | None) -> int | None:
+    """The registered ``max_episode_steps`` of ``env_id`` (``None`` without an id or a limit)."""
+    if env_id is None or env_id not in gym.registry:
+        return None
+    return gym.registry[env_id].max_episode_steps
+
+
+def make_vector_env(
+    env_id: str | None = None, num_envs: int = 1, *, max_episode_steps: int | None = None, **kwargs: Any
+) -> VectorEnv:
+    """The registered ``vector_entry_point``: :class:`RayVectorEnv`, or ``SyncVectorEnv`` without Ray.
+
+    Without Ray, one :class:`RayFallbackWarning` says so and the sub-envs run in this
+    process; Ray-only arguments (``num_workers``, ``num_cpus_per_worker``) are ignored.
+
+    Args:
+        env_id: A registered VibeLife id (``gym.make_vec`` passes ``task_dir`` instead).
+        num_envs: Number of sub-environments.
+        max_episode_steps: Each sub-env's ``TimeLimit`` (default: the id's).
+        **kwargs: :class:`RayVectorEnv` arguments and env options.
+
+    Raises:
+        ImportError: Ray is not installed but a cluster ``ray_address`` was given.
+    """
+    try:
+        import ray  # noqa: F401
+    except ImportError as exc:
+        missing = exc
+    else:
+        return RayVectorEnv(env_id, num_envs, max_episode_steps=max_episode_steps, **kwargs)
+    if kwargs.get("ray_address") is not None:
+        raise ImportError(f"ray_address={kwargs['ray_address']!r} needs Ray: pip install 'vibelife-env[ray]'")
+    if not isinstance(num_envs, int) or num_envs < 1:
+        raise ValueError(f"num_envs must be a positive int, got {num_envs!r}")
+    autoreset_mode = AutoresetMode(kwargs.pop("autoreset_mode", AutoresetMode.NEXT_STEP))
+    for key in RAY_ONLY_KWARGS:
+        kwargs.pop(key, None)
+    env_kwargs = resolve_env_kwargs(env_id, kwargs)
+    steps = max_episode_steps or spec_max_episode_steps(env_id)
+    warnings.warn(
+        f"Ray is not installed ({missing}): running the {num_envs} sub-envs in this process with gymnasium's "
+        "SyncVectorEnv instead of RayVectorEnv (same batches and results, no parallelism). "
+        "Install Ray with pip install 'vibelife-env[ray]', or pass vectorization_mode='sync' to choose this.",
+        RayFallbackWarning,
+        stacklevel=3,
+    )
+    return SyncVectorEnv([partial(make_limited_env, env_kwargs, steps)] * num_envs, autoreset_mode=autoreset_mode)
+
+
 def split_blocks(total: int, parts: int) -> list[range]:
     """``total`` indices in ``parts`` contiguous blocks whose sizes differ by at most one."""
     base, extra = divmod(total, parts)
@@ -108,8 +210,10 @@ class EnvGroup:
     Usable without Ray; :class:`RayVectorEnv` runs one per actor.
     """
 
-    def __init__(self, env_kwargs: dict[str, Any], count: int, autoreset_mode: str) -> None:
-        self.envs = [make_env(**env_kwargs) for _ in range(count)]
+    def __init__(
+        self, env_kwargs: dict[str, Any], count: int, autoreset_mode: str, max_episode_steps: int | None = None
+    ) -> None:
+        self.envs = [make_limited_env(env_kwargs, max_episode_steps) for _ in range(count)]
         self.mode = AutoresetMode(autoreset_mode)
         self.needs_reset = [False] * count
 
@@ -154,18 +258,18 @@ class EnvGroup:
         """Call a method (or read an attribute) on every env."""
         out = []
         for env in self.envs:
-            target = getattr(env, name)
+            target = env.get_wrapper_attr(name)
             out.append(target(*args, **kwargs) if callable(target) else target)
         return out
 
     def get_attr(self, name: str) -> list[Any]:
-        """An attribute of every env."""
-        return [getattr(env, name) for env in self.envs]
+        """An attribute of every env (through its ``TimeLimit``, if any)."""
+        return [env.get_wrapper_attr(name) for env in self.envs]
 
     def set_attr(self, name: str, values: list[Any]) -> None:
         """Set an attribute on every env, one value each."""
         for env, value in zip(self.envs, values, strict=True):
-            setattr(env, name, value)
+            env.set_wrapper_attr(name, value)
 
     def close(self) -> None:
         """Close every env."""
@@ -184,10 +288,12 @@ class RayVectorEnv(VectorEnv):
             already initialised.
         autoreset_mode: An ``AutoresetMode`` (or its string value).
         num_cpus_per_worker: CPUs each actor reserves.
+        max_episode_steps: Each sub-env's ``TimeLimit`` (default: the id's registered one).
         **env_kwargs: :class:`VibeLifeEnv` arguments (``task_dir``, budgets, ...).
 
     Raises:
         ValueError: bad ``num_envs``/``num_workers`` or an unknown env.
+        ImportError: Ray is not installed.
     """
 
     def __init__(
@@ -199,12 +305,13 @@ class RayVectorEnv(VectorEnv):
         ray_address: str | None = None,
         autoreset_mode: AutoresetMode | str = AutoresetMode.NEXT_STEP,
         num_cpus_per_worker: float = 1.0,
+        max_episode_steps: int | None = None,
         **env_kwargs: Any,
     ) -> None:
         if not isinstance(num_envs, int) or num_envs < 1:
             raise ValueError(f"num_envs must be a positive int, got {num_envs!r}")
-        env_kwargs.pop("max_episode_steps", None)  # passed by make_vec; episodes end by the timeline
         self.env_kwargs = resolve_env_kwargs(env_id, env_kwargs)
+        self.max_episode_steps = max_episode_steps or spec_max_episode_steps(env_id)
         self.autoreset_mode = AutoresetMode(autoreset_mode)
         self.metadata = {**VibeLifeEnv.metadata, "autoreset_mode": self.autoreset_mode}
         probe = make_env(**self.env_kwargs)  # validates the task before any actor starts
@@ -212,8 +319,8 @@ class RayVectorEnv(VectorEnv):
         self.num_envs = num_envs
         self.single_observation_space = probe.observation_space
         self.single_action_space = probe.action_space
-        self.observation_space = spaces.Tuple([probe.observation_space] * num_envs)
-        self.action_space = spaces.Tuple([probe.action_space] * num_envs)
+        self.observation_space = batch_space(probe.observation_space, num_envs)
+        self.action_space = batch_space(probe.action_space, num_envs)
 
         ray = ensure_ray(ray_address)
         if num_workers is None:
@@ -224,7 +331,10 @@ class RayVectorEnv(VectorEnv):
         self.num_workers = num_workers
         self._blocks = split_blocks(num_envs, num_workers)
         actor_cls = ray.remote(num_cpus=num_cpus_per_worker)(EnvGroup)
-        self._workers = [actor_cls.remote(self.env_kwargs, len(b), self.autoreset_mode.value) for b in self._blocks]
+        self._workers = [
+            actor_cls.remote(self.env_kwargs, len(b), self.autoreset_mode.value, self.max_episode_steps)
+            for b in self._blocks
+        ]
         self._ray = ray
         self._pending: list[Any] | None = None
         self._obs: list[Any] = [None] * num_envs
@@ -257,13 +367,15 @@ class RayVectorEnv(VectorEnv):
                 infos = self._add_info(infos, info, i)
         return tuple(self._obs), infos
 
-    def step_async(self, actions: Sequence[Any]) -> None:
-        """Send one action per sub-env to the actors."""
+    def step_async(self, actions: Any) -> None:
+        """Send one action per sub-env to the actors: a tuple of actions or a dict of tuples.
+
+        Raises:
+            ValueError: ``actions`` is not a batch of ``num_envs`` (see :func:`~vibelife_env.spaces.unbatch`).
+        """
         if self._pending is not None:
             raise RuntimeError("step_async called twice without step_wait")
-        if isinstance(actions, (str, bytes, dict)) or len(actions) != self.num_envs:
-            raise ValueError(f"actions must be a sequence of {self.num_envs} actions (one per sub-env)")
-        actions = list(actions)
+        actions = unbatch(actions, self.num_envs)
         self._pending = [
             w.step.remote([actions[i] for i in b]) for w, b in zip(self._workers, self._blocks, strict=True)
         ]
@@ -291,7 +403,7 @@ class RayVectorEnv(VectorEnv):
         self._done = terminated | truncated
         return tuple(self._obs), rewards, terminated, truncated, infos
 
-    def step(self, actions: Sequence[Any]):
+    def step(self, actions: Any):
         """``step_async`` then ``step_wait``."""
         self.step_async(actions)
         return self.step_wait()
