@@ -103,7 +103,7 @@ def test_render_html_is_self_contained():
     page = render_html([s], "demo <report>", attempts=2)
     assert page.startswith("<!DOCTYPE html>") and "demo &lt;report&gt;" in page
     assert (
-        page.count("<svg") >= 6
+        page.count("<svg") >= 1
         and "<script" not in page
         and "http://" not in page.replace('xmlns="http://www.w3.org/2000/svg"', "")
     )
@@ -124,9 +124,9 @@ def test_vibelife_eval_cli_writes_report(tmp_path):
     assert "<svg" in (out / "report.html").read_text()
 
 
-def test_vibelife_eval_rejects_unknown_env(tmp_path):
-    with pytest.raises(SystemExit, match="unknown env"):
-        cli_main(["eval", "--agent", "null", "--env", "VibeLife-nope-v0", "--out", str(tmp_path)])
+def test_vibelife_eval_rejects_unknown_env(tmp_path, capsys):
+    assert cli_main(["eval", "--agent", "null", "--env", "VibeLife-nope-v0", "--out", str(tmp_path)]) == 2
+    assert "unknown env" in capsys.readouterr().err
 
 
 class _Crashes:
@@ -155,4 +155,4 @@ def test_agent_crash_is_recorded_not_fatal(tmp_path):
     task = summary["tasks"]["demo/errands"]
     assert task["truncated"] == 1 and any("model API down" in e for e in task["errors"])
     with pytest.raises(RuntimeError, match="model API down"):
-        cli_main([*argv, "--fail-fast"])
+        cli_main(["--debug", *argv, "--fail-fast", "--overwrite"])

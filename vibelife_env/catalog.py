@@ -25,7 +25,7 @@ def catalog(service: str | None = None) -> dict[str, list[dict[str, Any]]]:
 
 def _type_of(schema: dict[str, Any]) -> str:
     if "anyOf" in schema:
-        return " | ".join(_type_of(s) for s in schema["anyOf"])
+        return " \\| ".join(_type_of(s) for s in schema["anyOf"])
     if schema.get("type") == "array":
         return f"array[{_type_of(schema.get('items', {}))}]"
     return str(schema.get("type", "any"))

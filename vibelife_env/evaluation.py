@@ -14,7 +14,8 @@ an environment. The main entry is :func:`summarize`, which takes the results of 
   *s* in a task whose stages run 0..S sits at *s / S*; positions are binned, by default
   into thirds);
 - per task, the mean cumulative score curve over stages and the per-check pass grid the
-  HTML report (:mod:`vibelife_env.report`) draws.
+  HTML report (:mod:`vibelife_env.report`) draws, with, for each failed check of each run,
+  the transcript turn to read (:func:`check_turn`).
 
 Check tags and task domains are not stored in an ``EpisodeResult``; pass a
 :class:`TaskInfo` per task (built with :func:`task_info`) to use them. Without one, axes
@@ -183,17 +184,44 @@ def stage_curve(result: EpisodeResult, stages: Sequence[int]) -> list[dict[str, 
     return out
 
 
+def check_turn(turn_stages: Sequence[int], check: Mapping[str, Any]) -> int | None:
+    """The turn (0-based, in the transcript's order) to read for ``check``.
+
+    A stage check points at the first turn of its stage (or, for a stage that opens no
+    turn, the last turn before it); the cross-stage, final and tool-quality tiers judge the
+    whole episode and point at its last turn. ``None`` without turn data.
+    """
+    if not turn_stages:
+        return None
+    if check["tier"] != "stage" or check["stage"] is None:
+        return len(turn_stages) - 1
+    stage = check["stage"]
+    if stage in turn_stages:
+        return list(turn_stages).index(stage)
+    before = [i for i, s in enumerate(turn_stages) if s < stage]
+    return before[-1] if before else 0
+
+
 def check_grid(results: Sequence[EpisodeResult]) -> list[dict[str, Any]]:
-    """One row per check (timeline order): its tier, stage, weight and pass flag per run."""
+    """One row per check (timeline order): its tier, stage, weight, and per run its pass
+    flag (``runs``; ``None`` when the run has no such check) and, when it failed, the
+    transcript turn to read (``turns``, see :func:`check_turn`)."""
     rows: dict[str, dict[str, Any]] = {}
     for i, r in enumerate(results):
         for c in r.checks:
             row = rows.setdefault(
-                c["id"], {"id": c["id"], "tier": c["tier"], "stage": c["stage"], "weight": c["weight"], "runs": {}}
+                c["id"],
+                {"id": c["id"], "tier": c["tier"], "stage": c["stage"], "weight": c["weight"], "runs": {}, "turns": {}},
             )
             row["runs"][i] = bool(c["passed"])
+            if not c["passed"]:
+                row["turns"][i] = check_turn(r.turn_stages, c)
     return [
-        {**row, "runs": [row["runs"].get(i) for i in range(len(results))]}
+        {
+            **row,
+            "runs": [row["runs"].get(i) for i in range(len(results))],
+            "turns": [row["turns"].get(i) for i in range(len(results))],
+        }
         for row in sorted(rows.values(), key=_check_order)
     ]
 

@@ -1,8 +1,22 @@
-"""Run whole episodes: one agent, one env, one seed → an :class:`EpisodeResult`."""
+"""Run whole episodes: one agent, one env, one seed → an :class:`EpisodeResult`; and the
+JSONL files that hold them.
+
+A rollout dataset (``vibelife rollout --out F.jsonl``) has one JSON line per episode. The
+tool schemas, the same for every episode of an env, are written once to the sidecar
+``F.tools.json`` (``{sha256: [schema, ...]}``) and each line names its list by
+``"tools_sha256"``; :func:`read_dataset` puts them back. With ``--inline-tools`` each line
+carries its ``"tools"`` itself. Lines are appended one ``write`` at a time
+(:class:`JsonlAppender`), so an interrupted run leaves whole lines only.
+"""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import hashlib
+import json
+import os
+from collections.abc import Iterator
+from dataclasses import dataclass, field, fields
+from pathlib import Path
 from typing import Any
 
 import gymnasium as gym
@@ -30,6 +44,7 @@ class EpisodeResult:
     mutation_errors: list[str] = field(default_factory=list)
     check_errors: list[str] = field(default_factory=list)
     env_version: str = VERSION
+    turn_stages: list[int] = field(default_factory=list)  # stage at each turn's opening event
 
     def stage_table(self) -> list[dict[str, Any]]:
         """Per tier/stage: checks passed, weight earned and available."""
@@ -68,7 +83,14 @@ class EpisodeResult:
             "mutation_errors": self.mutation_errors,
             "check_errors": self.check_errors,
             "env_version": self.env_version,
+            "turn_stages": self.turn_stages,
         }
+
+    @classmethod
+    def from_dict(cls, row: dict[str, Any]) -> EpisodeResult:
+        """The result back from :meth:`to_dict` (keys it does not know, e.g. ``env_id``, are ignored)."""
+        names = {f.name for f in fields(cls)}
+        return cls(**{k: v for k, v in row.items() if k in names})
 
 
 def assistant_message(action: Any, turn_prefix: str) -> dict[str, Any]:
@@ -105,6 +127,7 @@ def run_episode(
     obs, info = env.reset(seed=seed)
     agent.reset(agent_view(info))
     result = EpisodeResult(base.task.id, getattr(agent, "name", type(agent).__name__), seed, 0.0)
+    result.turn_stages.append(int(info["stage"]))
     if record:
         result.messages.extend(chat_messages(obs))
     terminated = truncated = False
@@ -117,8 +140,10 @@ def run_episode(
         result.steps += 1
         result.mutation_errors += info.get("mutation_errors", [])
         result.check_errors += info.get("check_errors", [])
+        new = chat_messages(obs)
+        result.turn_stages += [int(info["stage"]) for m in new if m["role"] == "user"]
         if record:
-            result.messages.extend(chat_messages(obs))
+            result.messages.extend(new)
     result.terminated, result.truncated = terminated, truncated
     result.score = float(info["score"])
     result.tool_calls = int(info["tool_calls"])
@@ -130,3 +155,122 @@ def run_episode(
         if c.id not in known
     ]
     return result
+
+
+# --------------------------------------------------------------------------- JSONL files
+def tools_sha256(tools: list[dict[str, Any]]) -> str:
+    """The key of a tool-schema list in a ``.tools.json`` sidecar (SHA-256 of its canonical JSON)."""
+    text = json.dumps(tools, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def tools_sidecar(path: str | Path) -> Path:
+    """Where the tool schemas of the dataset ``path`` go: ``F.jsonl`` → ``F.tools.json``."""
+    p = Path(path)
+    return p.with_name(p.name.removesuffix(".jsonl") + ".tools.json")
+
+
+def write_tools_sidecar(path: str | Path, tools: dict[str, list[dict[str, Any]]]) -> Path:
+    """Merge ``{sha256: schemas}`` into the sidecar of ``path`` (atomically); returns its path.
+
+    Raises:
+        ValueError: the sidecar exists but is not a JSON object.
+    """
+    side = tools_sidecar(path)
+    table: dict[str, Any] = {}
+    if side.exists():
+        table = json.loads(side.read_text(encoding="utf-8"))
+        if not isinstance(table, dict):
+            raise ValueError(f"{side}: expected a JSON object {{sha256: [tool schema, ...]}}")
+    table.update(tools)
+    write_atomic(side, json.dumps(table, ensure_ascii=False, sort_keys=True) + "\n")
+    return side
+
+
+def read_dataset(path: str | Path) -> Iterator[dict[str, Any]]:
+    """The rows of a rollout dataset, each with its ``"tools"`` (from the sidecar if needed).
+
+    Raises:
+        ValueError: a line names a tool list the sidecar does not hold.
+    """
+    side = tools_sidecar(path)
+    table: dict[str, Any] | None = None
+    with Path(path).open(encoding="utf-8") as fh:
+        for number, text in enumerate(fh, 1):
+            row = json.loads(text)
+            key = row.pop("tools_sha256", None)
+            if key is not None:
+                if table is None:
+                    table = json.loads(side.read_text(encoding="utf-8")) if side.exists() else {}
+                if key not in table:
+                    raise ValueError(f"{path} line {number}: tool list {key[:12]}... is not in {side}")
+                row["tools"] = table[key]
+            yield row
+
+
+def write_atomic(path: str | Path, text: str) -> None:
+    """Replace ``path`` with ``text`` in one step (a temporary file beside it, then ``os.replace``)."""
+    target = Path(path)
+    tmp = target.with_name(f".{target.name}.tmp-{os.getpid()}")
+    with tmp.open("w", encoding="utf-8", newline="\n") as fh:
+        fh.write(text)
+        fh.flush()
+        os.fsync(fh.fileno())
+    os.replace(tmp, target)
+
+
+def read_lines(path: str | Path, repair: bool = False) -> list[str]:
+    """The complete lines of a JSONL file (without newlines); ``[]`` if it does not exist.
+
+    A last line without its newline is what a crash mid-write leaves: it is dropped, and
+    with ``repair`` cut from the file too, so appending continues on a line boundary.
+    """
+    p = Path(path)
+    if not p.exists():
+        return []
+    data = p.read_bytes()
+    end = data.rfind(b"\n") + 1
+    if repair and end < len(data):
+        with p.open("r+b") as fh:
+            fh.truncate(end)
+    return data[:end].decode("utf-8").splitlines()
+
+
+class JsonlAppender:
+    """Appends lines to a JSONL file as they come, so an interrupted run keeps each of them.
+
+    Each line goes out in one ``write`` on an ``O_APPEND`` descriptor and is then synced to
+    disk: Ctrl-C or a killed process leaves only complete lines, and concurrent appenders
+    never interleave within a line.
+    """
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = Path(path)
+        self._fd: int | None = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+
+    def append(self, line: str) -> None:
+        """Write ``line`` (without its newline) and sync it.
+
+        Raises:
+            ValueError: the line holds a newline, or the appender is closed.
+        """
+        if "\n" in line:
+            raise ValueError("a JSONL line cannot hold a newline")
+        if self._fd is None:
+            raise ValueError(f"{self.path}: appender is closed")
+        data = memoryview((line + "\n").encode("utf-8"))
+        while data:
+            data = data[os.write(self._fd, data) :]
+        os.fsync(self._fd)
+
+    def close(self) -> None:
+        """Close the file (idempotent)."""
+        if self._fd is not None:
+            os.close(self._fd)
+            self._fd = None
+
+    def __enter__(self) -> JsonlAppender:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

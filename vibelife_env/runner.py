@@ -11,7 +11,9 @@ come back **in completion order**, so one slow LLM episode never holds up the ot
 
 A policy is one of:
 
-- a built-in agent name (``"oracle"``, ``"null"``, ...; see :func:`vibelife_env.agents.make_agent`);
+- an agent name as :func:`vibelife_env.agents.make_agent` takes it (``"oracle"``, ``"null"``,
+  ``"openai"``, ``"module:factory"``...) or an :class:`~vibelife_env.agents.AgentSpec`: built
+  inside each actor for the task of each episode (a scenario family changes task with the seed);
 - an agent object (``reset(info)`` / ``act(obs, info)``), pickled to the actors;
 - any picklable callable ``obs -> action``;
 - a factory: a zero-argument callable (or :class:`AgentFactory`) called once inside each
@@ -134,16 +136,22 @@ def check_policy(policy: Any) -> None:
         TypeError: not a name, agent, callable or factory.
         ValueError: an unknown built-in agent name.
     """
-    from vibelife_env.agents import AGENTS
+    from vibelife_env.agents import AgentSpec, builtin_names, load_factory
 
     if isinstance(policy, AgentFactory):
         if not callable(policy.build):
             raise TypeError(f"AgentFactory.build must be callable, got {type(policy.build).__name__}")
         return
+    if isinstance(policy, AgentSpec):
+        return
     if isinstance(policy, str):
-        if policy not in {*AGENTS, "oracle", "stale", "reckless"}:
+        if ":" in policy:
+            load_factory(policy)  # raises ValueError naming what is wrong
+            return
+        if policy not in builtin_names():
             raise ValueError(
-                f"unknown agent {policy!r}; built-in: {', '.join([*AGENTS, 'oracle', 'stale', 'reckless'])}"
+                f"unknown agent {policy!r}; built-in: {', '.join(builtin_names())}, or module:factory for "
+                "your own (a bundle's own variants: pass AgentSpec(name))"
             )
         return
     if not (callable(policy) or hasattr(policy, "act")):
@@ -178,18 +186,18 @@ class EpisodeWorker:
     def __init__(self, policy: Any) -> None:
         self.policy = policy
         self._envs: dict[tuple, VibeLifeEnv] = {}
-        self._agents: dict[str, Any] = {}
+        self._agents: dict[int, Any] = {}
         self._built: Any = None
 
     def _agent(self, env: VibeLifeEnv) -> Any:
         policy = self.policy
-        if isinstance(policy, str):
-            from vibelife_env.agents import make_agent
+        from vibelife_env.agents import AgentForTask, AgentSpec
 
-            key = f"{policy}:{env.task.root}"
-            if key not in self._agents:
-                self._agents[key] = make_agent(policy, env.task)
-            return self._agents[key]
+        if isinstance(policy, (str, AgentSpec)):
+            # built for the task the env holds at each reset: a scenario family changes task with the seed
+            if id(env) not in self._agents:
+                self._agents[id(env)] = AgentForTask(policy, env)
+            return self._agents[id(env)]
         if _is_factory(policy):
             if self._built is None:
                 build = policy.build if isinstance(policy, AgentFactory) else policy

@@ -12,6 +12,7 @@ import gymnasium as gym
 
 import vibelife_env  # noqa: F401
 from vibelife_env.commands import rollout
+from vibelife_env.rollout import read_dataset
 from vibelife_env.runner import EpisodeJob, EpisodeRunner
 
 DEMO = "VibeLife-demo-errands-v0"
@@ -109,7 +110,7 @@ def test_rollout_dataset_is_byte_identical(tmp_path):
     assert [(r["env_id"], r["seed"]) for r in rows] == [(DEMO, s) for s in (4, 5, 6)] + [
         ("VibeLife-family-grandma-birthday-v0", s) for s in (4, 5, 6)
     ]
-    row = rows[0]
+    row = next(read_dataset(tmp_path / "a.jsonl"))  # tool schemas come back from the sidecar
     assert row["score"] == 100.0 and row["tools"][0]["type"] == "function"
     assert row["messages"][0]["role"] == "system" and any("tool_calls" in m for m in row["messages"])
     assert abs(sum(row["rewards"]) - 1.0) < 1e-9 and row["checks"] and row["env_version"]

@@ -6,26 +6,37 @@ Example::
 
 Attempt *i* of every task uses seed ``--seed + i``. Each ``--agent`` is a built-in name
 (see :func:`vibelife_env.agents.make_agent`) or ``module:factory``, a callable taking the
-task and returning an agent (``reset(info)`` / ``act(obs, info)``), for your own policies.
+task and returning an agent (``reset(info)`` / ``act(obs, info)``), for your own policies;
+the module is looked up in the current directory first.
+
+A progress bar runs on stderr, and each episode is appended to ``OUT/episodes.jsonl`` as
+it finishes (one synced line, transcript included), so Ctrl-C keeps every finished
+episode; ``--resume`` runs only the missing ones and gives the same files as an
+uninterrupted run. At the end ``episodes.jsonl`` is sorted (agent, env, seed as given),
+each run's transcript is written to ``OUT/transcripts/`` and the report's failed checks
+link to the turn of the transcript they are about.
 """
 
 from __future__ import annotations
 
 import argparse
-import importlib
 import json
+import re
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import gymnasium as gym
 
-import vibelife_env
-from vibelife_env.agents import make_agent
+from vibelife_env.agents import AgentForTask
+from vibelife_env.commands import CLIError, build_agent, check_env_ids, register_bundle_dir
 from vibelife_env.env import base_env
 from vibelife_env.evaluation import summarize, task_info
-from vibelife_env.report import render_html
-from vibelife_env.rollout import EpisodeResult, run_episode
+from vibelife_env.report import render_html, render_transcript
+from vibelife_env.rollout import EpisodeResult, JsonlAppender, read_lines, run_episode, write_atomic
+
+EPISODES = "episodes.jsonl"
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -37,22 +48,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--out", required=True, help="output directory (report.html, report.json, episodes.jsonl)")
     p.add_argument("--bundles", default=None, help="also register the bundles under this directory")
     p.add_argument("--fail-fast", action="store_true", help="stop at the first agent exception")
-
-
-def build_agent(name: str, task: Any) -> Any:
-    """A built-in agent, or ``module:factory`` called with the task.
-
-    Raises:
-        ValueError: unknown built-in name, or a factory that cannot be imported.
-    """
-    if ":" not in name:
-        return make_agent(name, task)
-    module_name, _, attr = name.partition(":")
-    try:
-        factory = getattr(importlib.import_module(module_name), attr)
-    except (ImportError, AttributeError) as exc:
-        raise ValueError(f"--agent {name!r}: cannot load {attr!r} from module {module_name!r}: {exc}") from exc
-    return factory(task)
+    p.add_argument("--resume", action="store_true", help="keep the episodes already in OUT and run the rest")
+    p.add_argument("--overwrite", action="store_true", help="start OUT afresh if it holds a run")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar")
 
 
 def crashed_result(env: gym.Env, agent_name: str, seed: int, exc: Exception) -> EpisodeResult:
@@ -73,31 +71,36 @@ def crashed_result(env: gym.Env, agent_name: str, seed: int, exc: Exception) -> 
     return result
 
 
-def run_attempts(
-    env_id: str, agent_name: str, attempts: int, seed: int = 0, fail_fast: bool = False
-) -> list[EpisodeResult]:
-    """``attempts`` episodes of one agent on one registered env (seeds ``seed..seed+attempts-1``).
+def iter_attempts(
+    env_id: str, agent_name: str, seeds: list[int], fail_fast: bool = False, record: bool = True
+) -> Iterator[EpisodeResult]:
+    """One episode of one agent on one registered env per seed, yielded as each ends.
 
     An exception raised by the agent ends that attempt (see :func:`crashed_result`) unless
     ``fail_fast``; errors of the environment itself always propagate.
     """
     env = gym.make(env_id)
     try:
-        agent = build_agent(agent_name, base_env(env).task)
-        out = []
-        for i in range(attempts):
+        agent = AgentForTask(agent_name, env)
+        for seed in seeds:
             try:
-                result = run_episode(env, _Guard(agent), seed=seed + i, record=False)
+                result = run_episode(env, _Guard(agent), seed=seed, record=record)
             except _AgentError as err:
                 if fail_fast:
                     raise err.cause from None
-                print(f"warning: {agent_name} crashed on {env_id} (seed {seed + i}): {err.cause}", file=sys.stderr)
-                result = crashed_result(env, agent_name, seed + i, err.cause)
+                print(f"warning: {agent_name} crashed on {env_id} (seed {seed}): {err.cause}", file=sys.stderr)
+                result = crashed_result(env, agent_name, seed, err.cause)
             result.agent = agent_name
-            out.append(result)
-        return out
+            yield result
     finally:
         env.close()
+
+
+def run_attempts(
+    env_id: str, agent_name: str, attempts: int, seed: int = 0, fail_fast: bool = False
+) -> list[EpisodeResult]:
+    """``attempts`` episodes (seeds ``seed..seed+attempts-1``) of :func:`iter_attempts`, without transcripts."""
+    return list(iter_attempts(env_id, agent_name, list(range(seed, seed + attempts)), fail_fast, record=False))
 
 
 class _AgentError(Exception):
@@ -113,7 +116,10 @@ class _Guard:
 
     def __init__(self, agent: Any) -> None:
         self.agent = agent
-        self.name = getattr(agent, "name", type(agent).__name__)
+
+    @property
+    def name(self) -> str:
+        return getattr(self.agent, "name", type(self.agent).__name__)
 
     def reset(self, info: dict[str, Any]) -> None:
         try:
@@ -128,39 +134,139 @@ class _Guard:
             raise _AgentError(exc) from exc
 
 
+def check_out_dir(out: Path, resume: bool, overwrite: bool) -> None:
+    """Check ``--out`` before anything runs (creates nothing).
+
+    Raises:
+        CLIError: a file in the way, or a directory holding a run without ``--resume`` /
+            ``--overwrite``.
+    """
+    if resume and overwrite:
+        raise CLIError("--resume and --overwrite exclude each other")
+    if out.exists() and not out.is_dir():
+        raise CLIError(f"--out {out}: is a file; give a directory for report.html, report.json and {EPISODES}")
+    episodes = out / EPISODES
+    if episodes.exists() and episodes.stat().st_size and not (resume or overwrite):
+        raise CLIError(f"--out {out}: holds a run ({EPISODES}); pass --resume to finish it or --overwrite")
+    folder = out
+    while not folder.exists():
+        folder = folder.parent
+    if not folder.is_dir():
+        raise CLIError(f"--out {out}: {folder} is not a directory")
+
+
+def _slug(text: str) -> str:
+    return re.sub(r"[^A-Za-z0-9._-]+", "_", text).strip("_") or "agent"
+
+
+def transcript_path(agent: str, env_id: str, seed: int) -> str:
+    """Where a run's transcript goes, relative to ``--out``."""
+    return f"transcripts/{_slug(agent)}/{_slug(env_id)}-seed{seed}.html"
+
+
+Key = tuple[str, str, int]
+
+
+def _finished(path: Path, plan: list[Key]) -> dict[Key, str]:
+    wanted = set(plan)
+    done: dict[Key, str] = {}
+    for number, line in enumerate(read_lines(path, repair=True), 1):
+        try:
+            row = json.loads(line)
+            key = (row["agent"], row["env_id"], row["seed"])
+        except (ValueError, KeyError, TypeError):
+            raise CLIError(f"--resume: {path} line {number} is not an eval episode line") from None
+        if key not in wanted:
+            raise CLIError(
+                f"--resume: {path} line {number} is {key[0]} on {key[1]} seed {key[2]}, not part of this run; "
+                "resume with the --agent/--env/--attempts/--seed it was started with"
+            )
+        done.setdefault(key, line)
+    return done
+
+
 def main(args: argparse.Namespace) -> int:
+    from tqdm import tqdm
+
+    resume, overwrite = getattr(args, "resume", False), getattr(args, "overwrite", False)
     if args.attempts < 1:
-        raise SystemExit(f"--attempts must be >= 1, got {args.attempts}")
-    if args.bundles:
-        vibelife_env.register_bundles(args.bundles)
-    unknown = [e for e in args.env if e not in gym.registry]
-    if unknown:
-        raise SystemExit(f"unknown env id(s) {unknown}; registered: {', '.join(vibelife_env.registered_ids())}")
-    infos = {}
-    for env_id in args.env:
-        task = gym.spec(env_id).kwargs["task_dir"]
-        info = task_info(vibelife_env.load_task(task))
-        infos[info.task_id] = info
+        raise CLIError(f"--attempts must be >= 1, got {args.attempts}")
     out = Path(args.out)
+    check_out_dir(out, resume, overwrite)
+    if args.bundles:
+        register_bundle_dir(args.bundles)
+    envs = check_env_ids(args.env)
+    agents = list(dict.fromkeys(args.agent))
+    first = gym.make(envs[0])
+    for name in agents:
+        build_agent(name, base_env(first).task)
+    infos = {}
+    for env_id in envs:
+        info = task_info(base_env(first if env_id == envs[0] else gym.make(env_id)).task)
+        infos[info.task_id] = info
+    seeds = list(range(args.seed, args.seed + args.attempts))
+    plan: list[Key] = [(a, e, s) for a in agents for e in envs for s in seeds]
     out.mkdir(parents=True, exist_ok=True)
+    path = out / EPISODES
+    if overwrite:
+        path.unlink(missing_ok=True)
+    lines = _finished(path, plan) if resume else {}
+    if lines:
+        print(f"resuming {out}: {len(lines)} of {len(plan)} episodes already there", file=sys.stderr)
+    bar = tqdm(total=len(plan), initial=len(lines), unit="ep", disable=args.no_progress, file=sys.stderr)
+    try:
+        with JsonlAppender(path) as sink:
+            for agent_name in agents:
+                for env_id in envs:
+                    missing = [s for s in seeds if (agent_name, env_id, s) not in lines]
+                    bar.set_description(f"{agent_name} on {env_id}")
+                    runs = iter_attempts(env_id, agent_name, missing, args.fail_fast)
+                    for seed, r in zip(missing, runs, strict=True):
+                        line = json.dumps({**r.to_dict(), "env_id": env_id}, ensure_ascii=False, sort_keys=True)
+                        sink.append(line)
+                        lines[(agent_name, env_id, seed)] = line
+                        bar.update(1)
+                        bar.set_postfix(score=f"{r.score:.1f}")
+    except KeyboardInterrupt:
+        bar.close()
+        print(
+            f"\ninterrupted: {path} holds {len(lines)} of {len(plan)} episodes; "
+            "run the same command with --resume to finish",
+            file=sys.stderr,
+        )
+        return 130
+    bar.close()
+    ordered = [lines[k] for k in plan]
+    if read_lines(path) != ordered:
+        write_atomic(path, "".join(line + "\n" for line in ordered))
+    write_reports(out, agents, envs, ordered, infos, args)
+    return 0
+
+
+def write_reports(
+    out: Path, agents: list[str], envs: list[str], lines: list[str], infos: dict[str, Any], args: argparse.Namespace
+) -> None:
+    """The transcripts, ``report.json`` and ``report.html`` from every episode line."""
+    rows = [json.loads(line) for line in lines]
     summaries = []
-    with (out / "episodes.jsonl").open("w", encoding="utf-8") as fh:
-        for agent_name in args.agent:
-            results: list[EpisodeResult] = []
-            for env_id in args.env:
-                runs = run_attempts(env_id, agent_name, args.attempts, args.seed, args.fail_fast)
-                for r in runs:
-                    fh.write(json.dumps({**r.to_dict(), "env_id": env_id}, ensure_ascii=False) + "\n")
-                results += runs
-            summaries.append(summarize(results, infos, bins=args.bins))
-    meta = {"envs": args.env, "agents": args.agent, "attempts": args.attempts, "seed": args.seed}
+    for agent_name in agents:
+        mine = [r for r in rows if r["agent"] == agent_name]
+        summary = summarize([EpisodeResult.from_dict(r) for r in mine], infos, bins=args.bins)
+        for tid, task in summary["tasks"].items():
+            runs = [r for r in mine if r["task_id"] == tid]
+            task["transcripts"] = [transcript_path(agent_name, r["env_id"], r["seed"]) for r in runs]
+        summaries.append(summary)
+    for r in rows:
+        target = out / transcript_path(r["agent"], r["env_id"], r["seed"])
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(render_transcript(r, f"{r['agent']} on {r['env_id']}, seed {r['seed']}"), encoding="utf-8")
+    meta = {"envs": envs, "agents": agents, "attempts": args.attempts, "seed": args.seed}
     (out / "report.json").write_text(json.dumps({"meta": meta, "agents": summaries}, indent=2, ensure_ascii=False))
-    (out / "report.html").write_text(
-        render_html(summaries, f"VibeLife evaluation: {', '.join(args.env)}", args.attempts), encoding="utf-8"
-    )
+    on = envs[0] if len(envs) == 1 else f"{len(envs)} environments"
+    title = f"VibeLife evaluation: {', '.join(agents)} on {on}"
+    (out / "report.html").write_text(render_html(summaries, title, args.attempts, envs), encoding="utf-8")
     print(f"{'agent':<12}{'avg@k':>9}{'max@k':>9}{'min@k':>9}{'σ':>8}")
     for s in summaries:
         o = s["overall"]
         print(f"{s['agent']:<12}{o['avg']:>9.2f}{o['max']:>9.2f}{o['min']:>9.2f}{o['std']:>8.2f}")
-    print(f"wrote {out / 'report.html'} and {out / 'report.json'}")
-    return 0
+    print(f"wrote {out / 'report.html'}, {out / 'report.json'} and {len(rows)} transcripts in {out / 'transcripts'}")

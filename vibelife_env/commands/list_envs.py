@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import argparse
+import sys
 
 import gymnasium as gym
 
 import vibelife_env
+from vibelife_env.commands import register_bundle_dir
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -16,7 +18,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 def main(args: argparse.Namespace) -> int:
     if args.bundles:
-        vibelife_env.register_bundles(args.bundles, prefix=args.prefix)
+        found = register_bundle_dir(args.bundles, prefix=args.prefix)
+        print(f"{len(found)} bundle(s) under {args.bundles}", file=sys.stderr)
     for eid in vibelife_env.registered_ids(prefix=f"{args.prefix}-"):
-        print(f"{eid:<60} {gym.registry[eid].kwargs.get('task_dir')}")
+        kwargs = gym.registry[eid].kwargs
+        print(f"{eid:<60} {kwargs.get('task_dir') or kwargs.get('family_dir')}")
     return 0

@@ -1,95 +1,238 @@
 """``vibelife rollout``: generate a JSONL rollout dataset, optionally on Ray workers.
 
 One line per episode: task and env id, seed, the chat transcript in OpenAI message format,
-the tool schemas, per-step rewards, per-check results, score and env version. Episodes
-complete in any order; lines are written sorted by (env as given, seed), so the same
-arguments give a byte-identical file whatever the number of workers.
+per-step rewards, per-check results, score and env version, and the env's tool schemas
+(by hash into the sidecar ``F.tools.json``; in the line itself with ``--inline-tools``;
+see :mod:`vibelife_env.rollout`).
+
+Lines are appended as episodes finish, each in one synced write, so Ctrl-C (or a lost
+machine) keeps every finished episode; ``--resume`` runs only the episodes the file lacks.
+When every episode is in, the file is rewritten sorted by (env as given, seed), so the
+same arguments give a byte-identical file whatever the number of workers and however often
+the run was interrupted and resumed.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import gymnasium as gym
-
-import vibelife_env
-from vibelife_env.runner import EpisodeJob, EpisodeRunner
+from vibelife_env.agents import AgentSpec
+from vibelife_env.commands import CLIError, build_agent, check_env_ids, register_bundle_dir
+from vibelife_env.rollout import (
+    JsonlAppender,
+    read_lines,
+    tools_sha256,
+    tools_sidecar,
+    write_atomic,
+    write_tools_sidecar,
+)
+from vibelife_env.runner import EpisodeJob, EpisodeRunner, EpisodeWorker, RolloutResult
 from vibelife_env.vector import make_env, resolve_env_kwargs
+
+AGENT_HELP = (
+    "agent: null, polling, stuffer, the adversaries (narrator, sprayer, ...), oracle, stale, reckless, "
+    "openai (OPENAI_BASE_URL, VIBELIFE_MODEL), or module:factory from the current directory (default oracle)"
+)
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--env", action="append", required=True, help="environment id (repeat for several)")
-    p.add_argument("--agent", default="oracle", help="built-in agent: null, polling, stuffer, oracle, stale, reckless")
+    p.add_argument("--agent", default="oracle", help=AGENT_HELP)
     p.add_argument("--episodes", type=int, default=1, help="episodes per environment (seeds SEED..SEED+N-1)")
     p.add_argument("--workers", type=int, default=0, help="Ray actors; 0 runs in-process without Ray")
-    p.add_argument("--out", required=True, help="output JSONL file")
+    p.add_argument("--out", required=True, help="output JSONL file (tool schemas go to OUT.tools.json)")
     p.add_argument("--seed", type=int, default=0, help="first seed (default 0)")
-    p.add_argument("--ray-address", default=None, help="Ray cluster address (default: local Ray)")
+    p.add_argument(
+        "--ray-address", "--address", dest="ray_address", default=None, help="Ray cluster address (default: local Ray)"
+    )
     p.add_argument("--bundles", default=None, help="also register the bundles under this directory")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.add_argument("--resume", action="store_true", help="keep the episodes already in --out and run the rest")
+    p.add_argument("--overwrite", action="store_true", help="start --out afresh if it exists")
+    p.add_argument("--inline-tools", action="store_true", help="put the tool schemas in every line (no sidecar)")
 
 
-def dataset_line(env_id: str, tools: list[dict[str, Any]], result: Any) -> str:
-    """One JSON line: the episode's ``to_dict()`` plus env id and tool schemas.
+def dataset_line(
+    env_id: str, result: Any, tools: list[dict[str, Any]] | None = None, tools_key: str | None = None
+) -> str:
+    """One JSON line: the episode's ``to_dict()``, the env id, and its tools inline or by key.
 
     Retries of dead workers are reported on stderr, not in the line, so that a retried
     episode leaves the file byte-identical.
     """
-    row = {"env_id": env_id, **result.to_dict(), "tools": tools}
+    row = {"env_id": env_id, **result.to_dict()}
+    if tools is not None:
+        row["tools"] = tools
+    if tools_key is not None:
+        row["tools_sha256"] = tools_key
     return json.dumps(row, ensure_ascii=False, sort_keys=True)
 
 
-def main(args: argparse.Namespace) -> int:
-    if args.bundles:
-        vibelife_env.register_bundles(args.bundles)
-    if args.episodes < 1:
-        raise SystemExit(f"--episodes must be >= 1, got {args.episodes}")
-    if args.workers < 0:
-        raise SystemExit(f"--workers must be >= 0, got {args.workers}")
-    unknown = [e for e in args.env if e not in gym.registry]
-    if unknown:
-        raise SystemExit(f"unknown env id(s) {unknown}; registered: {', '.join(vibelife_env.registered_ids())}")
-    try:
-        runner = EpisodeRunner(args.agent, num_workers=args.workers, ray_address=args.ray_address)
-    except (TypeError, ValueError) as exc:
-        raise SystemExit(f"--agent: {exc}") from None
-    envs: list[str] = list(dict.fromkeys(args.env))
-    tools = {e: make_env(**resolve_env_kwargs(e, {})).tool_schemas() for e in envs}
-    runs = [(e, seed) for e in envs for seed in range(args.seed, args.seed + args.episodes)]
-    jobs = [EpisodeJob(e, seed) for e, seed in runs]
-    lines: dict[int, str] = {}
-    failures: list[str] = []
-    retried: list[str] = []
-    try:
-        from tqdm import tqdm
+def check_out(out: Path, resume: bool, overwrite: bool) -> None:
+    """Check ``--out`` before anything runs (creates nothing): a file path that can be
+    written, and new (or empty) unless resuming or overwriting.
 
-        bar = tqdm(total=len(jobs), unit="ep", disable=args.no_progress, file=sys.stderr)
-        for r in runner.run(jobs):
-            bar.update(1)
-            env_id, seed = runs[r.index]
-            result = r.result if r.ok else None
-            if result is not None:
-                lines[r.index] = dataset_line(env_id, tools[env_id], result)
-                if r.attempts > 1:
-                    retried.append(f"{env_id} seed {seed}")
-                bar.set_postfix(score=f"{result.score:.1f}")
-            else:
-                failures.append(f"{env_id} seed {seed}: {r.error}")
-        bar.close()
+    Raises:
+        CLIError: a directory, an unwritable location, or an existing file without
+            ``--resume`` / ``--overwrite``.
+    """
+    if resume and overwrite:
+        raise CLIError("--resume and --overwrite exclude each other")
+    if out.is_dir():
+        raise CLIError(f"--out {out}: is a directory; give a file such as {out / 'rollouts.jsonl'}")
+    if out.exists():
+        if out.stat().st_size and not (resume or overwrite):
+            raise CLIError(f"--out {out}: exists; pass --resume to finish it or --overwrite to start again")
+        if not os.access(out, os.W_OK):
+            raise CLIError(f"--out {out}: not writable")
+        return
+    folder = out.parent
+    while not folder.exists():
+        folder = folder.parent
+    if not folder.is_dir():
+        raise CLIError(f"--out {out}: {folder} is not a directory")
+    if not os.access(folder, os.W_OK | os.X_OK):
+        raise CLIError(f"--out {out}: cannot create files under {folder}")
+
+
+def open_out(out: Path, overwrite: bool) -> None:
+    """Create ``--out`` (and its folders), emptied when ``overwrite``.
+
+    Raises:
+        CLIError: the file cannot be created.
+    """
+    try:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        with out.open("w" if overwrite else "a", encoding="utf-8"):
+            pass
+    except OSError as exc:
+        raise CLIError(f"--out {out}: cannot write there ({exc.strerror or exc})") from None
+
+
+def finished_episodes(out: Path, runs: list[tuple[str, int]], agent: str, inline: bool) -> dict[int, str]:
+    """The lines already in ``out``, by run index (a torn last line is cut from the file).
+
+    Raises:
+        CLIError: a line that is not JSON, an episode this run would not produce, one
+            another agent played, or tools stored the other way (``--inline-tools``).
+    """
+    index = {run: i for i, run in enumerate(runs)}
+    done: dict[int, str] = {}
+    for number, line in enumerate(read_lines(out, repair=True), 1):
+        try:
+            row = json.loads(line)
+            key = (row["env_id"], row["seed"])
+        except (ValueError, KeyError, TypeError):
+            raise CLIError(f"--resume: {out} line {number} is not a rollout line") from None
+        if key not in index:
+            raise CLIError(
+                f"--resume: {out} line {number} is {key[0]} seed {key[1]}, not part of this run; "
+                "resume with the --env/--episodes/--seed it was started with"
+            )
+        if row.get("agent") != agent:
+            raise CLIError(f"--resume: {out} line {number} was played by agent {row.get('agent')!r}, not {agent!r}")
+        if ("tools" in row) != inline:
+            flag = "with" if "tools" in row else "without"
+            raise CLIError(f"--resume: {out} was written {flag} --inline-tools; resume it the same way")
+        done.setdefault(index[key], line)
+    return done
+
+
+def run_jobs(spec: Any, jobs: list[Any], workers: int, ray_address: str | None) -> Iterator[Any]:
+    """Yield a ``RolloutResult`` per job as each completes (in-process when ``workers`` is 0).
+
+    Every agent name :func:`~vibelife_env.agents.make_agent` accepts works: the runner builds
+    it in each worker for the task each episode plays.
+    """
+    if workers == 0:
+        worker = EpisodeWorker(spec)
+        for i, job in enumerate(jobs):
+            try:
+                yield RolloutResult(job, i, worker.run(job), worker=0)
+            except Exception as exc:
+                yield RolloutResult(job, i, None, error=f"{type(exc).__name__}: {exc}", worker=0)
+        return
+    runner = EpisodeRunner(spec, num_workers=workers, ray_address=ray_address)
+    try:
+        yield from runner.run(jobs)
     finally:
         runner.close()
+
+
+def main(args: argparse.Namespace) -> int:
+    from tqdm import tqdm
+
+    resume, overwrite = getattr(args, "resume", False), getattr(args, "overwrite", False)
+    inline = getattr(args, "inline_tools", False)
+    if args.episodes < 1:
+        raise CLIError(f"--episodes must be >= 1, got {args.episodes}")
+    if args.workers < 0:
+        raise CLIError(f"--workers must be >= 0, got {args.workers}")
     out = Path(args.out)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    with out.open("w", encoding="utf-8", newline="\n") as fh:
-        for index in sorted(lines):  # jobs are already in (env, seed) order
-            fh.write(lines[index] + "\n")
-    print(f"wrote {len(lines)} episodes to {out}", file=sys.stderr)
+    check_out(out, resume, overwrite)
+    if args.bundles:
+        register_bundle_dir(args.bundles)
+    envs = check_env_ids(args.env)
+    probes = {e: make_env(**resolve_env_kwargs(e, {})) for e in envs}
+    agent = build_agent(args.agent, probes[envs[0]].task)
+    tools = {e: env.tool_schemas() for e, env in probes.items()}
+    keys = {e: tools_sha256(t) for e, t in tools.items()}
+    runs = [(e, seed) for e in envs for seed in range(args.seed, args.seed + args.episodes)]
+    agent_name = getattr(agent, "name", type(agent).__name__)
+    lines = finished_episodes(out, runs, agent_name, inline) if resume else {}
+    open_out(out, overwrite)
+    side = tools_sidecar(out)
+    if inline and overwrite:
+        side.unlink(missing_ok=True)
+    if not inline:
+        if overwrite:
+            side.unlink(missing_ok=True)
+        write_tools_sidecar(out, {keys[e]: tools[e] for e in envs})
+    if lines:
+        print(f"resuming {out}: {len(lines)} of {len(runs)} episodes already there", file=sys.stderr)
+    todo = [i for i in range(len(runs)) if i not in lines]
+    failures: list[str] = []
+    retried: list[str] = []
+    bar = tqdm(total=len(runs), initial=len(lines), unit="ep", disable=args.no_progress, file=sys.stderr)
+    try:
+        with JsonlAppender(out) as sink:
+            jobs = [EpisodeJob(*runs[i]) for i in todo]
+            for r in run_jobs(AgentSpec(args.agent, os.getcwd()), jobs, args.workers, args.ray_address):
+                index = todo[r.index]
+                env_id, seed = runs[index]
+                bar.update(1)
+                if not r.ok:
+                    failures.append(f"{env_id} seed {seed}: {r.error}")
+                    continue
+                line = dataset_line(env_id, r.result, *((tools[env_id], None) if inline else (None, keys[env_id])))
+                sink.append(line)
+                lines[index] = line
+                if r.attempts > 1:
+                    retried.append(f"{env_id} seed {seed}")
+                bar.set_postfix(score=f"{r.result.score:.1f}")
+    except KeyboardInterrupt:
+        bar.close()
+        print(
+            f"\ninterrupted: {out} holds {len(lines)} of {len(runs)} episodes; "
+            "run the same command with --resume to finish",
+            file=sys.stderr,
+        )
+        return 130
+    bar.close()
+    ordered = "".join(lines[i] + "\n" for i in sorted(lines))  # runs are in (env, seed) order
+    if "".join(line + "\n" for line in read_lines(out)) != ordered:
+        write_atomic(out, ordered)
+    print(f"wrote {len(lines)} episodes to {out}" + ("" if inline else f", tool schemas to {side}"), file=sys.stderr)
     for episode in retried:
         print("retried once after a worker died:", episode, file=sys.stderr)
     for f in failures:
         print("failed:", f, file=sys.stderr)
+    if failures:
+        print(f"{len(failures)} episode(s) failed; --resume runs them again", file=sys.stderr)
     return 1 if failures else 0

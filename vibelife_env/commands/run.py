@@ -7,7 +7,8 @@ import argparse
 import gymnasium as gym
 
 import vibelife_env
-from vibelife_env.agents import make_agent
+from vibelife_env.agents import AgentForTask
+from vibelife_env.commands import CLIError, build_agent, check_env_ids, register_bundle_dir
 from vibelife_env.env import base_env
 from vibelife_env.rollout import run_episode
 
@@ -19,7 +20,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--agent",
         default="oracle",
-        help="null, polling, stuffer, oracle, stale, reckless, or openai (OPENAI_BASE_URL, VIBELIFE_MODEL; default oracle)",
+        help="null, polling, stuffer, the adversaries (narrator, sprayer, ...), oracle, stale, reckless, openai "
+        "(OPENAI_BASE_URL, VIBELIFE_MODEL), or module:factory from the current directory (default oracle)",
     )
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--bundles", default=None, help="also register the bundles under this directory")
@@ -36,14 +38,15 @@ def print_table(result) -> None:
 
 def main(args: argparse.Namespace) -> int:
     if args.bundles:
-        vibelife_env.register_bundles(args.bundles)
+        register_bundle_dir(args.bundles)
     ids = vibelife_env.registered_ids()
+    if not ids:
+        raise CLIError("no environments registered")
     env_id = args.env or (DEFAULT_ENV if DEFAULT_ENV in ids else ids[0])
-    if env_id not in gym.registry:
-        raise SystemExit(f"unknown env id {env_id!r}; registered: {', '.join(ids)}")
+    check_env_ids([env_id])
     env = gym.make(env_id, render_mode="ansi")
-    agent = make_agent(args.agent, base_env(env).task)
-    result = run_episode(env, agent, seed=args.seed)
+    build_agent(args.agent, base_env(env).task)  # checks the name (and the endpoint) first
+    result = run_episode(env, AgentForTask(args.agent, env), seed=args.seed)
     if args.transcript:
         print(env.render())
     print(f"{env_id} with agent {args.agent!r} (seed {args.seed})")

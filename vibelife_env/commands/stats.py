@@ -14,9 +14,9 @@ import statistics
 import gymnasium as gym
 
 import vibelife_env
+from vibelife_env.commands import CLIError, bundle_dirs, check_env_ids
 from vibelife_env.families import Split, diversity
 from vibelife_env.families.env import load_family
-from vibelife_env.registration import find_bundles
 from vibelife_env.stats import task_stats
 from vibelife_env.task import load_task_cached
 
@@ -56,16 +56,16 @@ def main(args: argparse.Namespace) -> int:
     summaries = []
     rows: list[dict] = []
     if args.bundles:
-        dirs = find_bundles(args.bundles)
-        if not dirs:
-            raise SystemExit(f"no task bundles (task.toml) under {args.bundles}")
+        if args.ids:
+            raise CLIError("give env ids or --bundles PATH, not both")
+        dirs = bundle_dirs(args.bundles)
     else:
-        ids = args.ids or vibelife_env.registered_ids()
-        unknown = [i for i in ids if i not in gym.registry]
-        if unknown:
-            raise SystemExit(f"unknown env ids: {', '.join(unknown)}")
+        ids = check_env_ids(args.ids or vibelife_env.registered_ids())
         dirs = [gym.registry[i].kwargs["task_dir"] for i in ids if "task_dir" in gym.registry[i].kwargs]
-        a, b = (int(x) for x in args.seeds.split(":"))
+        try:
+            a, b = (int(x) for x in args.seeds.split(":"))
+        except ValueError:
+            raise CLIError(f"--seeds must look like A:B, got {args.seeds!r}") from None
         for i in ids:
             if "family_dir" in gym.registry[i].kwargs:
                 fam_rows, summary = _family_rows(i, args.split, range(a, b))

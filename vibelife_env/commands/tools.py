@@ -6,6 +6,7 @@ import argparse
 import json
 
 from vibelife_env.catalog import catalog, to_markdown
+from vibelife_env.commands import CLIError
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -17,6 +18,6 @@ def main(args: argparse.Namespace) -> int:
     try:
         cat = catalog(args.service)
     except KeyError as exc:
-        raise SystemExit(str(exc.args[0])) from None
+        raise CLIError(f"--service {args.service}: {exc.args[0]}") from None
     print(json.dumps(cat, ensure_ascii=False, indent=2) if args.format == "json" else to_markdown(cat), end="")
     return 0

@@ -13,6 +13,7 @@ from pathlib import Path
 import gymnasium as gym
 
 import vibelife_env
+from vibelife_env.commands import CLIError, check_env_ids
 from vibelife_env.registration import builtin_tasks_dir
 from vibelife_env.validation import family_instances, validate_env
 
@@ -40,23 +41,19 @@ def own_task_ids() -> list[str]:
 def _runs(args: argparse.Namespace) -> list[tuple[str, dict]]:
     """(env id, make kwargs) to validate."""
     if args.family:
-        if args.family not in gym.registry:
-            raise SystemExit(f"unknown env id: {args.family}")
+        check_env_ids([args.family])
         try:
             a, b = (int(x) for x in args.seeds.split(":"))
         except ValueError:
-            raise SystemExit(f"--seeds must look like A:B, got {args.seeds!r}") from None
+            raise CLIError(f"--seeds must look like A:B, got {args.seeds!r}") from None
         try:
             return [(args.family, kw) for kw in family_instances(args.family, args.split, range(a, b))]
         except ValueError as exc:
-            raise SystemExit(str(exc)) from None
+            raise CLIError(str(exc)) from None
     ids = own_task_ids() if args.all else args.ids
     if not ids:
-        raise SystemExit("name env ids, pass --all, or --family ID")
-    unknown = [i for i in ids if i not in gym.registry]
-    if unknown:
-        raise SystemExit(f"unknown env ids: {', '.join(unknown)}")
-    return [(i, {}) for i in ids]
+        raise CLIError("name env ids, pass --all, or --family ID")
+    return [(i, {}) for i in check_env_ids(ids)]
 
 
 def main(args: argparse.Namespace) -> int:
