@@ -54,3 +54,13 @@ def test_the_flagship_sits_at_the_paper_medians_of_size():
 def test_distribution_of_nothing_is_an_error():
     with pytest.raises(ValueError, match="no task rows"):
         distribution([])
+
+
+def test_stats_cli_sets_the_distribution_next_to_the_paper(capsys):
+    from vibelife_env.cli import main as cli_main
+
+    assert cli_main(["stats", "VibeLife-travel-japan-v0", "VibeLife-demo-errands-v0", "--paper"]) == 0
+    out = capsys.readouterr().out
+    assert "all reported tasks (2) against the paper" in out
+    assert "domain travel (1) against the paper" in out and "domain demo (1)" in out
+    assert "share_mutation" in out and "outside ±20%" in out  # the 3-stage demo drags the medians

@@ -27,6 +27,7 @@ def task_stats(task: Task) -> dict[str, Any]:
     total_w = checks.total_weight
     return {
         "task": task.id,
+        "domain": task.meta.domain,
         "stages": len(task.stages),
         "horizon_days": round((max(times) - min(times)).total_seconds() / 86400, 1) if times else 0.0,
         "events": len(events),

@@ -2,7 +2,9 @@
 
 A scenario family is reported per instance of a split (``--split``, ``--seeds`` for train)
 and then summarized: the median of each column and the family's structural diversity
-(:func:`vibelife_env.families.diversity`).
+(:func:`vibelife_env.families.diversity`). ``--paper`` adds the distribution of everything
+reported, overall and per domain, next to the paper's figures (§2.4), flagging what is
+outside ±20%.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ import vibelife_env
 from vibelife_env.commands import CLIError, bundle_dirs, check_env_ids
 from vibelife_env.families import Split, diversity
 from vibelife_env.families.env import load_family
-from vibelife_env.stats import task_stats
+from vibelife_env.stats import against_paper, distribution, format_against_paper, task_stats
 from vibelife_env.task import load_task_cached
 
 
@@ -27,6 +29,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--json", action="store_true", help="print JSON lines instead of a table")
     p.add_argument("--split", choices=("test", "train"), default="test", help="families: which split to report")
     p.add_argument("--seeds", default="0:4", help="families: instances A:B (test 0-3, or train seeds)")
+    p.add_argument(
+        "--paper", action="store_true", help="the distribution overall and per domain next to the paper's (§2.4)"
+    )
 
 
 def _family_rows(env_id: str, split: Split, seeds: range) -> tuple[list[dict], dict]:
@@ -72,9 +77,15 @@ def main(args: argparse.Namespace) -> int:
                 rows += fam_rows
                 summaries.append(summary)
     rows = [task_stats(load_task_cached(d)) for d in dirs] + rows
+    groups: dict[str, list[dict]] = {"all reported tasks": rows}
+    for r in rows:
+        groups.setdefault(f"domain {r['domain']}", []).append(r)
+    paper = {name: against_paper(distribution(g)) for name, g in groups.items()} if args.paper and rows else {}
     if args.json:
         for r in [*rows, *summaries]:
             print(json.dumps(r, ensure_ascii=False, default=str))
+        for name, table in paper.items():
+            print(json.dumps({"against_paper": name, "figures": table}))
         return 0
     head = (
         f"{'task':<44}{'stages':>7}{'days':>6}{'events':>7}{'user':>5}{'mut%':>6}{'svcs':>5}{'checks':>7}{'weight':>8}"
@@ -95,4 +106,7 @@ def main(args: argparse.Namespace) -> int:
             f"median stages {f['stages']}, days {f['horizon_days']}, events {f['events']}, checks {f['checks']}; "
             f"diversity {f['diversity']:.2f}"
         )
+    for name, table in paper.items():
+        print()
+        print(format_against_paper(table, f"{name} ({len(groups[name])}) against the paper"))
     return 0
