@@ -6,11 +6,17 @@
   confidence; a written Plan B must exist once it is likely, and the outing planned for the
   storm day must move to another day of the trip;
 - :class:`LateDocument`: the travel insurer's certificate arrives by mail a few days before
-  departure; it must reach the user (forwarded), who asked to carry it.
+  departure; it must reach the user (forwarded), who asked to carry it (``lang="zh"``: the
+  insurer writes in Chinese).
+
+``requires`` (optional, on :class:`StormWarning` and :class:`LateDocument`): a predicate over
+the check context that every check of the probe also needs, e.g. "the trip is booked", so that
+an agent doing no real work earns nothing from copying the advisory or mail text around.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import datetime, time, timedelta
 from typing import Any
 
@@ -136,6 +142,13 @@ class StormWarning(Probe):
     phase = "trip"
     constraints = ("outing_on_storm_day",)
 
+    def __init__(self, rng: Any, requires: Callable[[Any], bool] | None = None) -> None:
+        super().__init__(rng)
+        self.requires = requires
+
+    def _ok(self, ctx: Any) -> bool:
+        return self.requires is None or self.requires(ctx)
+
     def slots(self, story: trip.TripStory, window: tuple[datetime, datetime]) -> list[Slot]:
         self.day = story.extras["outing_day"]
         low = datetime.combine(self.day - timedelta(days=2), time(6, 0), tzinfo=story.dest_tz)
@@ -215,20 +228,25 @@ class StormWarning(Probe):
         @b.checks.stage(low, weight=2, tags=("living_world", "proactivity"), id=f"s{low:02d}_storm_flagged")
         def flagged(ctx: Any) -> bool:
             """The low-confidence advisory is passed on, and nothing is cancelled yet."""
-            return STORM.found_in(ctx.reply(low)) and trip.trip_booked(ctx, story)
+            return STORM.found_in(ctx.reply(low)) and trip.trip_booked(ctx, story) and self._ok(ctx)
 
         @b.checks.stage(high, weight=4, tags=("persistence", "living_world"), id=f"s{high:02d}_plan_b_written")
         def plan_b(ctx: Any) -> bool:
             """Once the storm is likely, a written Plan B covers the storm day (staying in)."""
             notes = state.notes(ctx, story.extras["initial_files"], exclude_pages=("pg_home",))
-            return any(text.mentions_date(n.text, day) and SHELTER.found_in(n.text) for n in notes)
+            return self._ok(ctx) and any(text.mentions_date(n.text, day) and SHELTER.found_in(n.text) for n in notes)
 
         @b.checks.stage(high, weight=3, tags=("living_world", "execution"), id=f"s{high:02d}_outing_moved")
         def moved(ctx: Any) -> bool:
             """The outing planned for the storm day now sits on another day of the trip."""
             outing = [e for e in state.events(ctx, story.dest_tz) if story.extras["outing"] in e.summary]
             trip_days = {story.depart_day + timedelta(days=i) for i in range(story.nights + 1)}
-            return len(outing) == 1 and outing[0].start.date() != day and outing[0].start.date() in trip_days
+            return (
+                len(outing) == 1
+                and outing[0].start.date() != day
+                and outing[0].start.date() in trip_days
+                and self._ok(ctx)
+            )
 
     def step_low(self, agent: Any, event_text: str):
         if not agent.fresh():
@@ -275,9 +293,20 @@ class LateDocument(Probe):
     phase = "prep"
     message_id = "<certificate@insurer.example>"
 
+    def __init__(self, rng: Any, lang: str = "en", requires: Callable[[Any], bool] | None = None) -> None:
+        super().__init__(rng)
+        self.lang = lang
+        self.requires = requires
+
     def slots(self, story: trip.TripStory, window: tuple[datetime, datetime]) -> list[Slot]:
         at = self._between(window, 0.5, 0.9)
         review = (at + timedelta(hours=int(self.rng.integers(6, 20)))).replace(minute=0)
+        policy = f"TRV-{story.user.key.upper()}"
+        if self.lang == "zh":
+            subject, body = "您的旅行保险凭证", f"附件是您旅行保单的保险凭证，出境期间请随身携带。保单号 {policy}。"
+        else:
+            subject = "Your travel insurance certificate"
+            body = f"Attached is the certificate of your travel policy; carry it while abroad. Policy {policy}."
         return [
             Slot(
                 "late_document",
@@ -295,9 +324,8 @@ class LateDocument(Probe):
                                     "INSERT INTO messages (folder_id, message_id, subject, from_addr, to_addr_json, date, "
                                     "body_text, is_read, is_important, headers_json, uid, size, created_at) VALUES "
                                     f"((SELECT id FROM folders WHERE name = 'INBOX'), '{self.message_id}', "
-                                    f"'Your travel insurance certificate', 'service@insurer.example', '[\"{story.user.email}\"]', "
-                                    f"'{at.isoformat()}', 'Attached is the certificate of your travel policy; carry it "
-                                    f"while abroad. Policy TRV-{story.user.key.upper()}.', 0, 0, '{{}}', 901, 300, '{at.isoformat()}');"
+                                    f"'{subject}', 'service@insurer.example', '[\"{story.user.email}\"]', "
+                                    f"'{at.isoformat()}', '{body}', 0, 0, '{{}}', 901, 300, '{at.isoformat()}');"
                                 ),
                             }
                         ],
@@ -323,12 +351,15 @@ class LateDocument(Probe):
             """The insurer's certificate reached the user (forwarded or sent to them), and the original is kept."""
             to_user = state.sent(ctx, story.user.email)
             about = [m for m in to_user if "certificate" in (m.subject + m.own_body).lower() or "TRV-" in m.body]
-            return bool(about) and state.intact(ctx, [self.message_id])
+            return (
+                bool(about) and state.intact(ctx, [self.message_id]) and (self.requires is None or self.requires(ctx))
+            )
 
     def step(self, agent: Any, event_text: str):
         if not agent.fresh():
             return []
-        found = yield agent.call("email__search_emails", query="insurance certificate", folder="INBOX")
+        query = "保险凭证" if self.lang == "zh" else "insurance certificate"
+        found = yield agent.call("email__search_emails", query=query, folder="INBOX")
         mail = next(iter(found.get("emails", [])), None)
         if mail is None:
             return []
