@@ -13,6 +13,8 @@ an environment. The main entry is :func:`summarize`, which takes the results of 
   by domain, and by normalized position along the timeline (a stage-tier check of stage
   *s* in a task whose stages run 0..S sits at *s / S*; positions are binned, by default
   into thirds);
+- for instances of scenario families, avg/max/min@k and σ over the held-out families' and
+  over the training families' instances apart (``by_family_split``);
 - per task, the mean cumulative score curve over stages and the per-check pass grid the
   HTML report (:mod:`vibelife_env.report`) draws, with, for each failed check of each run,
   the transcript turn to read (:func:`check_turn`).
@@ -57,17 +59,23 @@ class TaskInfo:
         domain: The life domain.
         stages: Stage indices in timeline order.
         tags: Check id → its tags.
+        heldout: For an instance of a scenario family, whether the family is held out of
+            training; ``None`` for a single task.
     """
 
     task_id: str
     domain: str
     stages: tuple[int, ...]
     tags: Mapping[str, frozenset[str]] = field(default_factory=dict)
+    heldout: bool | None = None
 
 
-def task_info(task: Any) -> TaskInfo:
-    """A :class:`TaskInfo` from a loaded :class:`~vibelife_env.task.Task`."""
-    return TaskInfo(task.id, task.meta.domain, tuple(s.index for s in task.stages), {c.id: c.tags for c in task.checks})
+def task_info(task: Any, heldout: bool | None = None) -> TaskInfo:
+    """A :class:`TaskInfo` from a loaded :class:`~vibelife_env.task.Task` (``heldout``: see
+    :class:`TaskInfo`)."""
+    return TaskInfo(
+        task.id, task.meta.domain, tuple(s.index for s in task.stages), {c.id: c.tags for c in task.checks}, heldout
+    )
 
 
 def capability_axes(check_id: str, tags: Iterable[str] = ()) -> tuple[str, ...]:
@@ -254,9 +262,16 @@ def summarize(
         row["truncated"] = sum(r.truncated for r in runs)
         row["tool_calls"] = _mean([r.tool_calls for r in runs])
         row["errors"] = sorted({e for r in runs for e in r.mutation_errors + r.check_errors})
+    split_of = {tid: infos[tid].heldout for tid in per_task if tid in infos and infos[tid].heldout is not None}
+    by_family_split = {
+        group: overall_scores({tid: row for tid, row in per_task.items() if split_of.get(tid) is flag})
+        for group, flag in (("held-out families", True), ("training families", False))
+        if flag in split_of.values()
+    }
     return {
         "agent": results[0].agent,
         "overall": overall_scores(per_task),
         **pass_rates(results, infos, bins),
+        **({"by_family_split": by_family_split} if by_family_split else {}),
         "tasks": per_task,
     }

@@ -184,9 +184,13 @@ def _overall_table(summaries: Sequence[Mapping[str, Any]], attempts: int) -> str
     head = f"<tr><th class=l>agent</th><th>avg@{attempts}</th><th>max@{attempts}</th><th>min@{attempts}</th>"
     head += "<th>within-task σ</th><th>tasks</th></tr>"
     rows = "".join(
-        f"<tr><td class=l>{_e(s['agent'])}</td><td>{s['overall']['avg']:.2f}</td><td>{s['overall']['max']:.2f}</td>"
-        f"<td>{s['overall']['min']:.2f}</td><td>{s['overall']['std']:.2f}</td><td>{s['overall']['tasks']}</td></tr>"
+        f"<tr><td class=l>{_e(label)}</td><td>{o['avg']:.2f}</td><td>{o['max']:.2f}</td>"
+        f"<td>{o['min']:.2f}</td><td>{o['std']:.2f}</td><td>{o['tasks']}</td></tr>"
         for s in summaries
+        for label, o in [
+            (s["agent"], s["overall"]),
+            *((f"{s['agent']}: {group}", g) for group, g in s.get("by_family_split", {}).items()),
+        ]
     )
     return f"<table>{head}{rows}</table>"
 

@@ -3,6 +3,7 @@
 Example::
 
     vibelife eval --agent oracle --agent null --env VibeLife-demo-errands-v0 --attempts 3 --out runs/eval
+    vibelife eval --suite vibelife-200 --agent oracle --attempts 3 --workers 2 --out runs/suite
 
 Attempt *i* of every task uses seed ``--seed + i``. Each ``--agent`` is a built-in name
 (see :func:`vibelife_env.agents.make_agent`) or ``module:factory``, a callable taking the
@@ -15,6 +16,12 @@ episode; ``--resume`` runs only the missing ones and gives the same files as an
 uninterrupted run. At the end ``episodes.jsonl`` is sorted (agent, env, seed as given),
 each run's transcript is written to ``OUT/transcripts/`` and the report's failed checks
 link to the turn of the transcript they are about.
+
+A scenario family's env id stands for its four frozen test instances: each is a task of
+the report (``<domain>/<family>-test-<k>``), played ``--attempts`` times, and the report
+adds the scores of held-out families next to those of the families one trains on.
+``--suite vibelife-200`` is every shipped family (see :mod:`vibelife_env.suite`).
+``--workers N`` plays the episodes on N Ray actors (same files as in-process).
 """
 
 from __future__ import annotations
@@ -33,6 +40,8 @@ from vibelife_env.agents import AgentForTask
 from vibelife_env.commands import CLIError, build_agent, check_env_ids, register_bundle_dir
 from vibelife_env.env import base_env
 from vibelife_env.evaluation import summarize, task_info
+from vibelife_env.families import TEST_INSTANCES
+from vibelife_env.families.env import family_of
 from vibelife_env.report import render_html, render_transcript
 from vibelife_env.rollout import EpisodeResult, JsonlAppender, read_lines, run_episode, write_atomic
 
@@ -41,7 +50,9 @@ EPISODES = "episodes.jsonl"
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--agent", action="append", required=True, help="agent name or module:factory (repeatable)")
-    p.add_argument("--env", action="append", required=True, help="environment id (repeatable)")
+    p.add_argument("--env", action="append", default=[], help="environment id (repeatable)")
+    p.add_argument("--suite", default=None, help="a benchmark suite: vibelife-200 (every shipped family)")
+    p.add_argument("--workers", type=int, default=0, help="Ray actors; 0 plays in this process (default)")
     p.add_argument("--attempts", type=int, default=3, help="runs per task and agent (default 3)")
     p.add_argument("--seed", type=int, default=0, help="seed of the first attempt (default 0)")
     p.add_argument("--bins", type=int, default=3, help="timeline-position bins for pass rates (default 3)")
@@ -72,14 +83,20 @@ def crashed_result(env: gym.Env, agent_name: str, seed: int, exc: Exception) -> 
 
 
 def iter_attempts(
-    env_id: str, agent_name: str, seeds: list[int], fail_fast: bool = False, record: bool = True
+    env_id: str,
+    agent_name: str,
+    seeds: list[int],
+    fail_fast: bool = False,
+    record: bool = True,
+    instance: int | None = None,
 ) -> Iterator[EpisodeResult]:
-    """One episode of one agent on one registered env per seed, yielded as each ends.
+    """One episode of one agent on one registered env per seed, yielded as each ends
+    (``instance``: the family test instance to play).
 
     An exception raised by the agent ends that attempt (see :func:`crashed_result`) unless
     ``fail_fast``; errors of the environment itself always propagate.
     """
-    env = gym.make(env_id)
+    env = gym.make(env_id) if instance is None else gym.make(env_id, instance=instance)
     try:
         agent = AgentForTask(agent_name, env)
         for seed in seeds:
@@ -134,6 +151,79 @@ class _Guard:
             raise _AgentError(exc) from exc
 
 
+def suite_envs(name: str | None) -> list[str]:
+    """The env ids of suite ``name`` (none for ``None``).
+
+    Raises:
+        CLIError: an unknown suite, or one without families yet.
+    """
+    if name is None:
+        return []
+    from vibelife_env.suite import get_suite
+
+    try:
+        suite = get_suite(name)
+    except KeyError as exc:
+        raise CLIError(str(exc.args[0])) from None
+    if not suite.families:
+        raise CLIError(f"suite {name}: no scenario family is registered")
+    print(suite.describe(), file=sys.stderr)
+    return list(suite.families)
+
+
+def play_here(keys: list[Key], args: argparse.Namespace, bar: Any) -> Iterator[tuple[Key, EpisodeResult]]:
+    """Play eval episodes in this process, an env (and agent) at a time, in plan order."""
+    groups: dict[tuple[str, str, int | None], list[int]] = {}
+    for agent_name, env_id, k, seed in keys:
+        groups.setdefault((agent_name, env_id, k), []).append(seed)
+    for (agent_name, env_id, k), seeds in groups.items():
+        bar.set_description(f"{agent_name} on {env_id}" + ("" if k is None else f"[{k}]"))
+        runs = iter_attempts(env_id, agent_name, seeds, args.fail_fast, instance=k)
+        for seed, r in zip(seeds, runs, strict=True):
+            yield (agent_name, env_id, k, seed), r
+
+
+def play_on_workers(keys: list[Key], workers: int, fail_fast: bool) -> Iterator[tuple[Key, EpisodeResult]]:
+    """Play eval episodes on ``workers`` Ray actors, yielding each as it ends (any order).
+
+    An episode whose agent raised comes back as a zero-score truncated result naming the
+    error (as in-process), unless ``fail_fast``.
+    """
+    import os
+
+    from vibelife_env.agents import AgentSpec
+    from vibelife_env.runner import EpisodeJob, EpisodeRunner
+
+    for agent_name in dict.fromkeys(k[0] for k in keys):
+        mine = [k for k in keys if k[0] == agent_name]
+        jobs = [EpisodeJob(e, seed, env_kwargs={} if i is None else {"instance": i}) for _, e, i, seed in mine]
+        with EpisodeRunner(AgentSpec(agent_name, os.getcwd()), num_workers=workers) as runner:
+            for r in runner.run(jobs):
+                key = mine[r.index]
+                if r.result is None:
+                    if fail_fast:
+                        raise CLIError(f"{agent_name} on {key[1]} seed {key[3]}: {r.error}")
+                    print(f"warning: {agent_name} failed on {key[1]} (seed {key[3]}): {r.error}", file=sys.stderr)
+                    yield key, failed_result(key, r.error)
+                    continue
+                r.result.agent = agent_name
+                yield key, r.result
+
+
+def failed_result(key: Key, error: str) -> EpisodeResult:
+    """A zero-score truncated result for an episode that did not finish on a worker."""
+    agent_name, env_id, instance, seed = key
+    env = gym.make(env_id) if instance is None else gym.make(env_id, instance=instance)
+    task = base_env(env).task
+    checks = [
+        {"id": c.id, "tier": c.tier, "stage": c.stage, "weight": c.weight, "passed": False, "error": "not evaluated"}
+        for c in task.checks
+    ]
+    result = EpisodeResult(task.id, agent_name, seed, 0.0, checks=checks, truncated=True)
+    result.check_errors.append(f"agent error: {error}")
+    return result
+
+
 def check_out_dir(out: Path, resume: bool, overwrite: bool) -> None:
     """Check ``--out`` before anything runs (creates nothing).
 
@@ -159,12 +249,20 @@ def _slug(text: str) -> str:
     return re.sub(r"[^A-Za-z0-9._-]+", "_", text).strip("_") or "agent"
 
 
-def transcript_path(agent: str, env_id: str, seed: int) -> str:
+def transcript_path(agent: str, env_id: str, seed: int, instance: int | None = None) -> str:
     """Where a run's transcript goes, relative to ``--out``."""
-    return f"transcripts/{_slug(agent)}/{_slug(env_id)}-seed{seed}.html"
+    at = "" if instance is None else f"-instance{instance}"
+    return f"transcripts/{_slug(agent)}/{_slug(env_id)}{at}-seed{seed}.html"
 
 
-Key = tuple[str, str, int]
+#: One eval episode: agent, env id, family test instance (``None`` for a single task), seed.
+Key = tuple[str, str, int | None, int]
+Target = tuple[str, int | None]
+
+
+def targets(envs: list[str]) -> list[Target]:
+    """What ``--env`` ids stand for: a single task, or each test instance of a family."""
+    return [(e, k) for e in envs for k in ((None,) if family_of(e) is None else tuple(range(TEST_INSTANCES)))]
 
 
 def _finished(path: Path, plan: list[Key]) -> dict[Key, str]:
@@ -173,12 +271,13 @@ def _finished(path: Path, plan: list[Key]) -> dict[Key, str]:
     for number, line in enumerate(read_lines(path, repair=True), 1):
         try:
             row = json.loads(line)
-            key = (row["agent"], row["env_id"], row["seed"])
+            key = (row["agent"], row["env_id"], row.get("instance"), row["seed"])
         except (ValueError, KeyError, TypeError):
             raise CLIError(f"--resume: {path} line {number} is not an eval episode line") from None
         if key not in wanted:
+            at = "" if key[2] is None else f" instance {key[2]}"
             raise CLIError(
-                f"--resume: {path} line {number} is {key[0]} on {key[1]} seed {key[2]}, not part of this run; "
+                f"--resume: {path} line {number} is {key[0]} on {key[1]}{at} seed {key[3]}, not part of this run; "
                 "resume with the --agent/--env/--attempts/--seed it was started with"
             )
         done.setdefault(key, line)
@@ -195,17 +294,27 @@ def main(args: argparse.Namespace) -> int:
     check_out_dir(out, resume, overwrite)
     if args.bundles:
         register_bundle_dir(args.bundles)
-    envs = check_env_ids(args.env)
+    envs = check_env_ids(args.env + suite_envs(getattr(args, "suite", None)))
+    if not envs:
+        raise CLIError("give the envs to evaluate: --env ID (repeatable) or --suite NAME")
+    workers = getattr(args, "workers", 0)
+    if workers < 0:
+        raise CLIError(f"--workers must be >= 0, got {workers}")
     agents = list(dict.fromkeys(args.agent))
     first = gym.make(envs[0])
     for name in agents:
         build_agent(name, base_env(first).task)
+    plays = targets(envs)
     infos = {}
-    for env_id in envs:
-        info = task_info(base_env(first if env_id == envs[0] else gym.make(env_id)).task)
+    for env_id, k in plays:
+        family = family_of(env_id)
+        if family is None:
+            info = task_info(base_env(first if env_id == envs[0] else gym.make(env_id)).task)
+        else:
+            info = task_info(family.instance("test", k or 0), heldout=type(family).heldout)
         infos[info.task_id] = info
     seeds = list(range(args.seed, args.seed + args.attempts))
-    plan: list[Key] = [(a, e, s) for a in agents for e in envs for s in seeds]
+    plan: list[Key] = [(a, e, k, s) for a in agents for e, k in plays for s in seeds]
     out.mkdir(parents=True, exist_ok=True)
     path = out / EPISODES
     if overwrite:
@@ -216,17 +325,14 @@ def main(args: argparse.Namespace) -> int:
     bar = tqdm(total=len(plan), initial=len(lines), unit="ep", disable=args.no_progress, file=sys.stderr)
     try:
         with JsonlAppender(path) as sink:
-            for agent_name in agents:
-                for env_id in envs:
-                    missing = [s for s in seeds if (agent_name, env_id, s) not in lines]
-                    bar.set_description(f"{agent_name} on {env_id}")
-                    runs = iter_attempts(env_id, agent_name, missing, args.fail_fast)
-                    for seed, r in zip(missing, runs, strict=True):
-                        line = json.dumps({**r.to_dict(), "env_id": env_id}, ensure_ascii=False, sort_keys=True)
-                        sink.append(line)
-                        lines[(agent_name, env_id, seed)] = line
-                        bar.update(1)
-                        bar.set_postfix(score=f"{r.score:.1f}")
+            todo = [key for key in plan if key not in lines]
+            for key, r in play_on_workers(todo, workers, args.fail_fast) if workers else play_here(todo, args, bar):
+                row = {**r.to_dict(), "env_id": key[1], **({} if key[2] is None else {"instance": key[2]})}
+                line = json.dumps(row, ensure_ascii=False, sort_keys=True)
+                sink.append(line)
+                lines[key] = line
+                bar.update(1)
+                bar.set_postfix(score=f"{r.score:.1f}")
     except KeyboardInterrupt:
         bar.close()
         print(
@@ -254,19 +360,29 @@ def write_reports(
         summary = summarize([EpisodeResult.from_dict(r) for r in mine], infos, bins=args.bins)
         for tid, task in summary["tasks"].items():
             runs = [r for r in mine if r["task_id"] == tid]
-            task["transcripts"] = [transcript_path(agent_name, r["env_id"], r["seed"]) for r in runs]
+            task["transcripts"] = [transcript_path(agent_name, r["env_id"], r["seed"], r.get("instance")) for r in runs]
         summaries.append(summary)
     for r in rows:
-        target = out / transcript_path(r["agent"], r["env_id"], r["seed"])
+        target = out / transcript_path(r["agent"], r["env_id"], r["seed"], r.get("instance"))
         target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_text(render_transcript(r, f"{r['agent']} on {r['env_id']}, seed {r['seed']}"), encoding="utf-8")
+        at = "" if r.get("instance") is None else f" instance {r['instance']}"
+        title = f"{r['agent']} on {r['env_id']}{at}, seed {r['seed']}"
+        target.write_text(render_transcript(r, title), encoding="utf-8")
     meta = {"envs": envs, "agents": agents, "attempts": args.attempts, "seed": args.seed}
     (out / "report.json").write_text(json.dumps({"meta": meta, "agents": summaries}, indent=2, ensure_ascii=False))
     on = envs[0] if len(envs) == 1 else f"{len(envs)} environments"
     title = f"VibeLife evaluation: {', '.join(agents)} on {on}"
     (out / "report.html").write_text(render_html(summaries, title, args.attempts, envs), encoding="utf-8")
-    print(f"{'agent':<12}{'avg@k':>9}{'max@k':>9}{'min@k':>9}{'σ':>8}")
-    for s in summaries:
-        o = s["overall"]
-        print(f"{s['agent']:<12}{o['avg']:>9.2f}{o['max']:>9.2f}{o['min']:>9.2f}{o['std']:>8.2f}")
+    table = [
+        (label, o)
+        for s in summaries
+        for label, o in [
+            (s["agent"], s["overall"]),
+            *((f"  {group} ({g['tasks']} tasks)", g) for group, g in s.get("by_family_split", {}).items()),
+        ]
+    ]
+    width = max(12, *(len(label) + 2 for label, _ in table))
+    print(f"{'agent':<{width}}{'avg@k':>9}{'max@k':>9}{'min@k':>9}{'σ':>8}")
+    for label, o in table:
+        print(f"{label:<{width}}{o['avg']:>9.2f}{o['max']:>9.2f}{o['min']:>9.2f}{o['std']:>8.2f}")
     print(f"wrote {out / 'report.html'}, {out / 'report.json'} and {len(rows)} transcripts in {out / 'transcripts'}")

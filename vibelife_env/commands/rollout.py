@@ -24,6 +24,8 @@ from typing import Any
 
 from vibelife_env.agents import AgentSpec
 from vibelife_env.commands import CLIError, build_agent, check_env_ids, register_bundle_dir
+from vibelife_env.episode import providers
+from vibelife_env.families.env import family_of, instance_for_seed
 from vibelife_env.rollout import (
     JsonlAppender,
     read_lines,
@@ -56,17 +58,30 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--resume", action="store_true", help="keep the episodes already in --out and run the rest")
     p.add_argument("--overwrite", action="store_true", help="start --out afresh if it exists")
     p.add_argument("--inline-tools", action="store_true", help="put the tool schemas in every line (no sidecar)")
+    p.add_argument(
+        "--split",
+        choices=("test", "train"),
+        default=None,
+        help="scenario families: the instances the seeds draw (test: seed %% 4; train: a fresh one per seed)",
+    )
 
 
 def dataset_line(
-    env_id: str, result: Any, tools: list[dict[str, Any]] | None = None, tools_key: str | None = None
+    env_id: str,
+    result: Any,
+    tools: list[dict[str, Any]] | None = None,
+    tools_key: str | None = None,
+    split: str | None = None,
 ) -> str:
-    """One JSON line: the episode's ``to_dict()``, the env id, and its tools inline or by key.
+    """One JSON line: the episode's ``to_dict()``, the env id (and a family's ``split``), and
+    its tools inline or by key.
 
     Retries of dead workers are reported on stderr, not in the line, so that a retried
     episode leaves the file byte-identical.
     """
     row = {"env_id": env_id, **result.to_dict()}
+    if split is not None:
+        row["split"] = split
     if tools is not None:
         row["tools"] = tools
     if tools_key is not None:
@@ -115,7 +130,9 @@ def open_out(out: Path, overwrite: bool) -> None:
         raise CLIError(f"--out {out}: cannot write there ({exc.strerror or exc})") from None
 
 
-def finished_episodes(out: Path, runs: list[tuple[str, int]], agent: str, inline: bool) -> dict[int, str]:
+def finished_episodes(
+    out: Path, runs: list[tuple[str, int]], agent: str, inline: bool, splits: dict[str, str | None] | None = None
+) -> dict[int, str]:
     """The lines already in ``out``, by run index (a torn last line is cut from the file).
 
     Raises:
@@ -137,11 +154,53 @@ def finished_episodes(out: Path, runs: list[tuple[str, int]], agent: str, inline
             )
         if row.get("agent") != agent:
             raise CLIError(f"--resume: {out} line {number} was played by agent {row.get('agent')!r}, not {agent!r}")
+        wanted = (splits or {}).get(key[0])
+        if row.get("split") != wanted:
+            raise CLIError(
+                f"--resume: {out} line {number} played the {row.get('split') or 'default'} split, "
+                f"not {wanted or 'the default'}; resume with the --split it was started with"
+            )
         if ("tools" in row) != inline:
             flag = "with" if "tools" in row else "without"
             raise CLIError(f"--resume: {out} was written {flag} --inline-tools; resume it the same way")
         done.setdefault(index[key], line)
     return done
+
+
+def family_splits(envs: list[str], split: str | None) -> dict[str, str | None]:
+    """Per env: the split its seeds draw instances from (``None`` for a single-task env).
+
+    Raises:
+        CLIError: ``--split`` given for envs none of which is a scenario family.
+    """
+    splits = {e: (split or "test") if family_of(e) is not None else None for e in envs}
+    if split is not None and not any(splits.values()):
+        raise CLIError(f"--split {split}: none of {', '.join(envs)} is a scenario family (`vibelife list`)")
+    return splits
+
+
+def _split_kwargs(split: str | None) -> dict[str, Any]:
+    return {} if split is None else {"split": split}
+
+
+def run_tools(runs: list[tuple[str, int]], splits: dict[str, str | None]) -> list[list[dict[str, Any]]]:
+    """The tool schemas each run's episode offers: the env's, or for a family the instance's
+    (instances of one family may use different services)."""
+    by_task: dict[str, list[dict[str, Any]]] = {}
+    out = []
+    for env_id, seed in runs:
+        family, split = family_of(env_id), splits[env_id]
+        if family is None or split is None:
+            key = env_id
+            if key not in by_task:
+                by_task[key] = make_env(**resolve_env_kwargs(env_id, {})).tool_schemas()
+        else:
+            task = family.instance(split, instance_for_seed(split, seed))  # type: ignore[arg-type]
+            key = task.id
+            if key not in by_task:
+                by_task[key] = [schema for p in providers(task) for schema in p.openai_tools()]
+        out.append(by_task[key])
+    return out
 
 
 def run_jobs(spec: Any, jobs: list[Any], workers: int, ray_address: str | None) -> Iterator[Any]:
@@ -179,13 +238,15 @@ def main(args: argparse.Namespace) -> int:
     if args.bundles:
         register_bundle_dir(args.bundles)
     envs = check_env_ids(args.env)
-    probes = {e: make_env(**resolve_env_kwargs(e, {})) for e in envs}
-    agent = build_agent(args.agent, probes[envs[0]].task)
-    tools = {e: env.tool_schemas() for e, env in probes.items()}
-    keys = {e: tools_sha256(t) for e, t in tools.items()}
+    split = getattr(args, "split", None)
+    splits = family_splits(envs, split)
     runs = [(e, seed) for e in envs for seed in range(args.seed, args.seed + args.episodes)]
+    tools = run_tools(runs, splits)
+    keys = [tools_sha256(t) for t in tools]
+    probe = make_env(**resolve_env_kwargs(envs[0], {"split": splits[envs[0]]} if splits[envs[0]] else {}))
+    agent = build_agent(args.agent, probe.task)
     agent_name = getattr(agent, "name", type(agent).__name__)
-    lines = finished_episodes(out, runs, agent_name, inline) if resume else {}
+    lines = finished_episodes(out, runs, agent_name, inline, splits) if resume else {}
     open_out(out, overwrite)
     side = tools_sidecar(out)
     if inline and overwrite:
@@ -193,7 +254,7 @@ def main(args: argparse.Namespace) -> int:
     if not inline:
         if overwrite:
             side.unlink(missing_ok=True)
-        write_tools_sidecar(out, {keys[e]: tools[e] for e in envs})
+        write_tools_sidecar(out, dict(zip(keys, tools, strict=True)))
     if lines:
         print(f"resuming {out}: {len(lines)} of {len(runs)} episodes already there", file=sys.stderr)
     todo = [i for i in range(len(runs)) if i not in lines]
@@ -202,7 +263,7 @@ def main(args: argparse.Namespace) -> int:
     bar = tqdm(total=len(runs), initial=len(lines), unit="ep", disable=args.no_progress, file=sys.stderr)
     try:
         with JsonlAppender(out) as sink:
-            jobs = [EpisodeJob(*runs[i]) for i in todo]
+            jobs = [EpisodeJob(*runs[i], env_kwargs=_split_kwargs(splits[runs[i][0]])) for i in todo]
             for r in run_jobs(AgentSpec(args.agent, os.getcwd()), jobs, args.workers, args.ray_address):
                 index = todo[r.index]
                 env_id, seed = runs[index]
@@ -210,7 +271,13 @@ def main(args: argparse.Namespace) -> int:
                 if not r.ok:
                     failures.append(f"{env_id} seed {seed}: {r.error}")
                     continue
-                line = dataset_line(env_id, r.result, *((tools[env_id], None) if inline else (None, keys[env_id])))
+                line = dataset_line(
+                    env_id,
+                    r.result,
+                    tools=tools[index] if inline else None,
+                    tools_key=None if inline else keys[index],
+                    split=splits[env_id],
+                )
                 sink.append(line)
                 lines[index] = line
                 if r.attempts > 1:

@@ -32,6 +32,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--paper", action="store_true", help="the distribution overall and per domain next to the paper's (§2.4)"
     )
+    p.add_argument(
+        "--suite", default=None, help="a benchmark suite (vibelife-200): its test instances, next to the paper"
+    )
 
 
 def _family_rows(env_id: str, split: Split, seeds: range) -> tuple[list[dict], dict]:
@@ -60,6 +63,19 @@ def _family_rows(env_id: str, split: Split, seeds: range) -> tuple[list[dict], d
 def main(args: argparse.Namespace) -> int:
     summaries = []
     rows: list[dict] = []
+    if getattr(args, "suite", None):
+        from vibelife_env.suite import get_suite
+
+        if args.ids or args.bundles:
+            raise CLIError("give env ids, --bundles PATH or --suite NAME, not several")
+        try:
+            suite = get_suite(args.suite)
+        except KeyError as exc:
+            raise CLIError(str(exc.args[0])) from None
+        print(suite.describe())
+        args.ids, args.split, args.seeds, args.paper = list(suite.families), "test", "0:4", True
+        if not args.ids:
+            raise CLIError(f"suite {args.suite}: no scenario family is registered")
     if args.bundles:
         if args.ids:
             raise CLIError("give env ids or --bundles PATH, not both")

@@ -1,4 +1,6 @@
-"""``vibelife validate [--all | IDS]``: the reward gates (oracle, variants, adversaries, ablations).
+"""``vibelife validate [--all | IDS | --family ID | --suite NAME]``: the reward gates (oracle,
+variants, adversaries, ablations). ``--suite vibelife-200`` validates every test instance of
+every shipped scenario family.
 
 Prints one table per task (policy, role, score, gate, verdict) and a summary; exits 1 when
 any gate fails. ``--json FILE`` also writes every run.
@@ -23,6 +25,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--all", action="store_true", help="every own task (bundles shipped under tasks/)")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--family", default=None, help="a scenario family's env id: validate its instances")
+    p.add_argument("--suite", default=None, help="a benchmark suite (vibelife-200): every test instance")
     p.add_argument("--split", choices=("test", "train"), default="test", help="with --family: which split")
     p.add_argument("--seeds", default="0:4", help="with --family: instances A:B (test 0-3, or train seeds)")
     p.add_argument("--only", nargs="*", default=None, help="run only these policies (the oracle always runs)")
@@ -50,9 +53,18 @@ def _runs(args: argparse.Namespace) -> list[tuple[str, dict]]:
             return [(args.family, kw) for kw in family_instances(args.family, args.split, range(a, b))]
         except ValueError as exc:
             raise CLIError(str(exc)) from None
+    if getattr(args, "suite", None):
+        from vibelife_env.suite import get_suite
+
+        try:
+            suite = get_suite(args.suite)
+        except KeyError as exc:
+            raise CLIError(str(exc.args[0])) from None
+        print(suite.describe())
+        return [(e, {"split": "test", "instance": k}) for e, k in suite.instances]
     ids = own_task_ids() if args.all else args.ids
     if not ids:
-        raise CLIError("name env ids, pass --all, or --family ID")
+        raise CLIError("name env ids, pass --all, --family ID or --suite NAME")
     return [(i, {}) for i in check_env_ids(ids)]
 
 

@@ -40,6 +40,20 @@ def load_family(family_dir: str | Path) -> Family:
     return _FAMILIES[key]
 
 
+def family_of(env_id: str) -> Family | None:
+    """The :class:`Family` behind a registered env id, ``None`` for a single-task env."""
+    import gymnasium as gym
+
+    family_dir = gym.spec(env_id).kwargs.get("family_dir")
+    return None if family_dir is None else load_family(family_dir)
+
+
+def instance_for_seed(split: Split, seed: int) -> int:
+    """The instance ``reset(seed=seed)`` serves when none is pinned: ``seed % 4`` on the test
+    split, the seed itself on the train split."""
+    return seed % TEST_INSTANCES if split == "test" else seed
+
+
 class FamilyEnv(VibeLifeEnv):
     """A family's instances behind one env id; see the module docstring.
 
@@ -74,10 +88,10 @@ class FamilyEnv(VibeLifeEnv):
         if "snapshot" not in options:
             index = options.pop("instance", self.pinned)
             if index is None:
-                if self.split == "test":
-                    index = (seed or 0) % TEST_INSTANCES
+                if seed is None and self.split == "train":
+                    index = int(self.np_random.integers(0, 2**31 - 1))
                 else:
-                    index = seed if seed is not None else int(self.np_random.integers(0, 2**31 - 1))
+                    index = instance_for_seed(self.split, seed or 0)
             task = self.family.instance(self.split, int(index))
             self.index = int(index)
             if task is not self.task:
