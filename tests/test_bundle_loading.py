@@ -378,3 +378,12 @@ def test_lower_layers_do_not_import_upper_ones_at_import_time(lower, upper):
 def test_each_loader_module_imports_first_in_a_fresh_interpreter(module):
     out = subprocess.run([sys.executable, "-c", f"import {module}"], capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr
+
+
+def test_a_scripted_call_passes_a_tools_own_name_argument():
+    from vibelife_env.agents import ScriptedAgent
+
+    action = ScriptedAgent.call("banking__add_payee", name="Li Lei", account_no="6222")
+    assert action["tool_calls"] == [
+        {"name": "banking__add_payee", "arguments": {"name": "Li Lei", "account_no": "6222"}}
+    ]

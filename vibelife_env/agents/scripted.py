@@ -37,8 +37,9 @@ class ScriptedAgent:
 
     # ------------------------------------------------------------ action helpers
     @staticmethod
-    def call(name: str, **arguments: Any) -> dict[str, Any]:
-        """An action with one tool call (the turn stays open)."""
+    def call(name: str, /, **arguments: Any) -> dict[str, Any]:
+        """An action with one tool call (the turn stays open); ``name`` is positional-only, so
+        a tool's own ``name`` argument (e.g. ``banking__add_payee``) can be passed."""
         return {"tool_calls": [{"name": name, "arguments": arguments}], "reply": None, "_single": True}
 
     @staticmethod
