@@ -59,3 +59,12 @@ def test_eval_on_ray_workers_writes_what_an_in_process_eval_writes(tmp_path: Pat
         assert (here / name).read_bytes() == (there / name).read_bytes(), name
     report = json.loads((here / "report.json").read_text())
     assert report["agents"][0]["by_family_split"]["held-out families"]["tasks"] == 4
+
+
+def test_the_readme_lists_every_shipped_family_and_whether_it_is_held_out():
+    readme = (Path(__file__).parents[1] / "README.md").read_text(encoding="utf-8")
+    suite = get_suite("vibelife-200")
+    for env_id in suite.families:
+        row = next((line for line in readme.splitlines() if line.startswith(f"| `{env_id}` |")), None)
+        assert row is not None, f"README's families table misses {env_id}"
+        assert row.rstrip(" |").endswith("yes") == (env_id in suite.heldout), row
