@@ -744,3 +744,9 @@ def test_durations_in_three_renderings_are_found_back():
         plural = unit if n == 1 else unit + "s"
         for text in (f"{n} {plural}", f"{words[n - 1]}-{unit}", f"{_cn(n)}{cn_units[unit]}"):
             assert find_durations(f"A lease of {text}, renewable.") == [(Decimal(n), unit)], text
+
+
+def test_a_list_bullet_is_not_a_minus_sign():
+    assert find_amounts("- 4 one-star reviews") == [4]
+    assert find_amounts("Ledger:\n- 1,200 CNY hotel\n  - 300 CNY train") == [1200, 300]
+    assert find_amounts("refund -120 CNY; balance: - 50 CNY\n-300 CNY") == [-120, -50, -300]

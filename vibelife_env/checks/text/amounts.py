@@ -133,12 +133,20 @@ def _is_part_of_id(text: str, m: re.Match[str], end: int) -> bool:
     return m["sep"] is None and len(m["int"]) > 1 and m["int"].startswith("0")
 
 
-def _value(m: re.Match[str]) -> Decimal:
+def _is_bullet(text: str, m: re.Match[str]) -> bool:
+    """Whether the matched leading ``-`` is a list bullet ("- 4 reviews" opening a line), not a sign."""
+    if not m["neg_a"]:
+        return False
+    at = m.start("neg_a")
+    return not text[text.rfind("\n", 0, at) + 1 : at].strip() and text[at + 1 : at + 2].isspace()
+
+
+def _value(m: re.Match[str], bullet: bool = False) -> Decimal:
     digits = m["int"].replace(m["sep"], "") if m["sep"] else m["int"]
     value = Decimal(f"{digits}.{m['frac']}" if m["frac"] else digits)
     if m["mult"]:
         value *= _MULTIPLIERS[m["mult"]]
-    return -value if (m["neg_a"] or m["neg_b"]) else value
+    return -value if ((m["neg_a"] and not bullet) or m["neg_b"]) else value
 
 
 def _scan(prepped: str) -> list[tuple[int, Decimal, bool]]:
@@ -148,7 +156,7 @@ def _scan(prepped: str) -> list[tuple[int, Decimal, bool]]:
     for m in _AMOUNT.finditer(masked):
         end = m.end("frac") if m["frac"] else m.end("int")
         if not _is_part_of_id(masked, m, end):
-            found.append((m.start("int"), _value(m), bool(m["pre"] or m["post"])))
+            found.append((m.start("int"), _value(m, _is_bullet(masked, m)), bool(m["pre"] or m["post"])))
     for m in _CN_AMOUNT.finditer(masked):
         value = cn_int(m["cn"])
         if value and m["cn"][0] in "一二两兩三四五六七八九十廿卅":
