@@ -107,3 +107,26 @@ def stage_groups(slots: list[Slot]) -> list[list[Slot]]:
             groups.append([slot])
             end = last
     return groups
+
+
+def stage_index(groups: list[list[Slot]]) -> dict[str, int]:
+    """Slot key → the stage (index of its group in :func:`stage_groups`) it opens in."""
+    return {slot.key: i for i, group in enumerate(groups) for slot in group}
+
+
+def shared_slots(groups: list[list[Slot]]) -> set[str]:
+    """Keys of the slots that share their stage with another slot (their turns merge)."""
+    return {slot.key for group in groups if len(group) > 1 for slot in group}
+
+
+def add_stages(b: TaskBuilder, groups: list[list[Slot]]) -> dict[str, list[Step]]:
+    """Add every group's events to the builder as one stage each, in order, and return the
+    oracle's steps by event id (the steps of slots that share an event id are chained)."""
+    steps: dict[str, list[Step]] = {}
+    for i, group in enumerate(groups):
+        for slot in group:
+            for fields in slot.events:
+                b.event(i, **fields)
+            for event_id, fns in slot.steps.items():
+                steps.setdefault(event_id, []).extend(fns)
+    return steps

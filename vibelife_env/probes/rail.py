@@ -49,7 +49,7 @@ from vibelife_env.clock import get_zone
 from vibelife_env.families.builder import TaskBuilder
 from vibelife_env.probes import ledger, trip
 from vibelife_env.probes.agent import OtherPath, PlanAgent, oracle_family
-from vibelife_env.probes.base import Probe, Slot, stage_groups
+from vibelife_env.probes.base import Probe, Slot, add_stages, shared_slots, stage_groups, stage_index
 
 USER_ID = "user"
 CARD_LAST4 = "4417"
@@ -576,15 +576,9 @@ def assemble(
     """Group the slots into stages, add the events, the checks (the family's and the probes')
     and the oracle family; returns the stage of each slot and the probes in timeline order."""
     groups = stage_groups(slots)
-    stage_of = {slot.key: i for i, group in enumerate(groups) for slot in group}
-    shared = {slot.key for group in groups if len(group) > 1 for slot in group}
-    steps: dict[str, list[Any]] = {}
-    for i, group in enumerate(groups):
-        for slot in group:
-            for fields in slot.events:
-                b.event(i, **fields)
-            for event_id, fns in slot.steps.items():
-                steps.setdefault(event_id, []).extend(fns)
+    stage_of = stage_index(groups)
+    shared = shared_slots(groups)
+    steps = add_stages(b, groups)
     checks(b, story, stage_of, shared)
     for p in probes:
         p.add_checks(b, story, stage_of)

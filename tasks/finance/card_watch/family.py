@@ -28,7 +28,7 @@ from vibelife_env.checks import state, text
 from vibelife_env.clock import get_zone
 from vibelife_env.families import Family, InstanceKey, InstanceProfile, TaskBuilder
 from vibelife_env.probes import cards, money
-from vibelife_env.probes.base import Probe, Slot, stage_groups
+from vibelife_env.probes.base import Probe, Slot, add_stages, shared_slots, stage_groups, stage_index
 from vibelife_env.task.loader import Task
 
 from . import skeleton
@@ -143,15 +143,9 @@ class CardWatch(Family):
         for slot in slots:
             _localize(slot, story)
         groups = stage_groups(slots)
-        stage_of = {slot.key: i for i, group in enumerate(groups) for slot in group}
-        shared = {slot.key for group in groups if len(group) > 1 for slot in group}
-        steps: dict[str, list[Any]] = {}
-        for i, group in enumerate(groups):
-            for slot in group:
-                for fields in slot.events:
-                    b.event(i, **fields)
-                for event_id, fns in slot.steps.items():
-                    steps.setdefault(event_id, []).extend(fns)
+        stage_of = stage_index(groups)
+        shared = shared_slots(groups)
+        steps = add_stages(b, groups)
         if "due_moved_notice" in steps:
             steps["due_moved_notice"].append(skeleton.move_due_reminder)
         for event_id in ("duplicate_review", "fraud_review", "squeeze_review", "price_hike_review"):

@@ -37,7 +37,7 @@ from vibelife_env.families import Family, InstanceKey, InstanceProfile, TaskBuil
 from vibelife_env.probes import access as A
 from vibelife_env.probes.access import AccessStory, Contractor, Product, money, q
 from vibelife_env.probes.agent import PlanAgent, oracle_family
-from vibelife_env.probes.base import Slot, stage_groups
+from vibelife_env.probes.base import Slot, add_stages, stage_groups, stage_index
 from vibelife_env.task.loader import Task
 
 GIVEN = ["Wei", "Na", "Jie", "Min", "Hao", "Lan", "Yu", "Ting", "Qiang", "Fang", "Lei", "Xin", "Rui", "Jun", "Mei"]
@@ -589,14 +589,8 @@ class AccessibleHome(Family):
             p.setup(b, s)
         slots = self._skeleton(b, s, rng) + self._probe_slots(probes, s)
         groups = stage_groups(slots)
-        stage_of = {slot.key: i for i, group in enumerate(groups) for slot in group}
-        steps: dict[str, list[Any]] = {}
-        for i, group in enumerate(groups):
-            for slot in group:
-                for fields in slot.events:
-                    b.event(i, **fields)
-                for event_id, fns in slot.steps.items():
-                    steps.setdefault(event_id, []).extend(fns)
+        stage_of = stage_index(groups)
+        steps = add_stages(b, groups)
         self._checks(b, s, stage_of)
         for p in probes:
             p.add_checks(b, s, stage_of)

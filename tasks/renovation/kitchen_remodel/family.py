@@ -32,7 +32,7 @@ from vibelife_env.clock import get_zone
 from vibelife_env.families import Family, InstanceKey, InstanceProfile, TaskBuilder
 from vibelife_env.probes import renovation as R
 from vibelife_env.probes.agent import PlanAgent, oracle_family
-from vibelife_env.probes.base import Slot, stage_groups
+from vibelife_env.probes.base import Slot, add_stages, shared_slots, stage_groups, stage_index
 from vibelife_env.probes.renovation import money, mutation, q, turn
 from vibelife_env.task.loader import Task
 
@@ -577,15 +577,9 @@ class KitchenRemodel(Family):
             p.setup(b, story)
         slots = self._skeleton(b, story, rng, probes) + probe_slots
         groups = stage_groups(slots)
-        stage_of = {slot.key: i for i, group in enumerate(groups) for slot in group}
-        shared = {slot.key for group in groups if len(group) > 1 for slot in group}
-        steps: dict[str, list[Any]] = {}
-        for i, group in enumerate(groups):
-            for slot in group:
-                for fields in slot.events:
-                    b.event(i, **fields)
-                for event_id, fns in slot.steps.items():
-                    steps.setdefault(event_id, []).extend(fns)
+        stage_of = stage_index(groups)
+        shared = shared_slots(groups)
+        steps = add_stages(b, groups)
         self._checks(b, story, stage_of, shared)
         for p in probes:
             p.add_checks(b, story, stage_of)

@@ -23,13 +23,12 @@ import json
 import math
 from dataclasses import replace
 from datetime import date, datetime, time, timedelta
-from typing import Any
 
 import numpy as np
 
 from vibelife_env.families import Family, InstanceKey, InstanceProfile, TaskBuilder
 from vibelife_env.probes import ledger, trip
-from vibelife_env.probes.base import Probe, Slot, stage_groups
+from vibelife_env.probes.base import Probe, Slot, add_stages, shared_slots, stage_groups, stage_index
 from vibelife_env.probes.city import DIETS, CompanionImpostor, DinnerBooking, HotelCancelled, booked
 from vibelife_env.probes.disruptions import LateDocument, ReturnDelay, StormWarning
 from vibelife_env.probes.phishing import Phishing
@@ -235,15 +234,9 @@ class CityBreak(Family):
         for slot in slots:
             _localize(slot, story)
         groups = stage_groups(slots)  # slots whose events interleave share one stage
-        stage_of = {slot.key: i for i, group in enumerate(groups) for slot in group}
-        story.extras["shared"] = {slot.key for group in groups if len(group) > 1 for slot in group}
-        steps: dict[str, list[Any]] = {}
-        for i, group in enumerate(groups):
-            for slot in group:
-                for fields in slot.events:
-                    b.event(i, **fields)
-                for event_id, fns in slot.steps.items():
-                    steps.setdefault(event_id, []).extend(fns)
+        stage_of = stage_index(groups)
+        story.extras["shared"] = shared_slots(groups)
+        steps = add_stages(b, groups)
         skeleton.add_checks(b, story, stage_of)
         for p in probes:
             p.add_checks(b, story, stage_of)

@@ -31,7 +31,7 @@ from vibelife_env.families import Family, InstanceKey, InstanceProfile, TaskBuil
 from vibelife_env.probes import household as hh
 from vibelife_env.probes import ledger, trip
 from vibelife_env.probes.agent import PlanAgent, oracle_family
-from vibelife_env.probes.base import Probe, Slot, stage_groups
+from vibelife_env.probes.base import Probe, Slot, add_stages, shared_slots, stage_groups, stage_index
 from vibelife_env.probes.disruptions import LateDocument, ReturnDelay
 from vibelife_env.probes.phishing import Phishing, money_to_scammer
 from vibelife_env.probes.rules import HealthReading, PriceChange
@@ -367,15 +367,9 @@ class FamilyTrip(Family):
             slots += h.place(story, (story.kickoff, story.kickoff))
             h.setup(b, story)
         groups = stage_groups(slots)
-        stage_of = {slot.key: i for i, group in enumerate(groups) for slot in group}
-        story.extras["shared"] = {slot.key for group in groups if len(group) > 1 for slot in group}
-        steps: dict[str, list[Any]] = {}
-        for i, group in enumerate(groups):
-            for slot in group:
-                for fields in slot.events:
-                    b.event(i, **fields)
-                for event_id, fns in slot.steps.items():
-                    steps.setdefault(event_id, []).extend(fns)
+        stage_of = stage_index(groups)
+        story.extras["shared"] = shared_slots(groups)
+        steps = add_stages(b, groups)
         self._checks(b, story, stage_of)
         for p in [*probes, *helpers]:
             p.add_checks(b, story, stage_of)
