@@ -34,6 +34,7 @@ import numpy as np
 
 from vibelife_env.checks import state, text
 from vibelife_env.probes.base import Probe, Slot
+from vibelife_env.probes.events import mutation, q, turn
 
 KINDS = ("ramp", "seat", "bar", "lift")
 LABEL = {
@@ -55,11 +56,6 @@ DELIVERY = text.Phrases(["deliver", "delivery", "courier", "stair lift", "送货
 BP_PAIR = re.compile(r"(\d{2,3})\s*(?:/|over|／|比)\s*(\d{2,3})")
 SCAM_ACCOUNT = "6230 5820 1194 7731"
 SCAM_HOLDER = "Liu Yang"
-
-
-def q(value: str) -> str:
-    """A SQL string literal."""
-    return "'" + value.replace("'", "''") + "'"
 
 
 def money(minor: int | float) -> str:
@@ -401,24 +397,6 @@ def mail_sql(s: AccessStory, message_id: str, subject: str, sender: str, body: s
         f"{q(message_id)}, {q(subject)}, {q(sender)}, {q(json.dumps([s.email]))}, "
         f"{q(at.isoformat())}, {q(body)}, 0, '{{}}', {len(body)}, {q(at.isoformat())});"
     )
-
-
-def mutation(eid: str, at: datetime, body: str, apply: list[dict[str, Any]]) -> dict[str, Any]:
-    """A silent world change."""
-    return {
-        "id": eid,
-        "time": at,
-        "kind": "mutation",
-        "silent": True,
-        "body": body,
-        "apply": apply,
-        "idempotency_key": eid,
-    }
-
-
-def turn(eid: str, at: datetime, kind: str, body: str, **more: Any) -> dict[str, Any]:
-    """A turn-opening event (``source``/``from``/``facts`` in ``more``)."""
-    return {"id": eid, "time": at, "kind": kind, "body": body, **more}
 
 
 def check_in(s: AccessStory, eid: str, at: datetime) -> dict[str, Any]:

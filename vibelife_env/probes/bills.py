@@ -46,6 +46,7 @@ from typing import Any
 from vibelife_env.checks import state, text
 from vibelife_env.probes import ledger
 from vibelife_env.probes.base import Probe, Slot
+from vibelife_env.probes.events import mutation, q, turn
 from vibelife_env.probes.money import MoneyStory
 
 SCAM_ACCOUNT = "6228 4810 0337 5521"
@@ -151,11 +152,6 @@ class HouseholdStory(MoneyStory):
     def deadline(self, bill: Bill) -> date:
         """The last day the bill may be paid on (a probe may move it)."""
         return self.extras.get("deadline", {}).get(bill.key, bill.due)
-
-
-def q(value: str) -> str:
-    """A SQL string literal."""
-    return "'" + value.replace("'", "''") + "'"
 
 
 def utc(at: datetime) -> str:
@@ -418,24 +414,6 @@ def to_scammer(ctx: Any) -> bool:
 
 
 # ======================================================================= events
-def mutation(eid: str, at: datetime, body: str, apply: list[dict[str, Any]]) -> dict[str, Any]:
-    """A silent world change."""
-    return {
-        "id": eid,
-        "time": at,
-        "kind": "mutation",
-        "silent": True,
-        "body": body,
-        "apply": apply,
-        "idempotency_key": eid,
-    }
-
-
-def turn(eid: str, at: datetime, kind: str, body: str, **more: Any) -> dict[str, Any]:
-    """A turn-opening event (``source``/``from``/``facts`` in ``more``)."""
-    return {"id": eid, "time": at, "kind": kind, "body": body, **more}
-
-
 def chat(
     story: HouseholdStory, rng: Any, eid: str, at: datetime, lines: tuple[str, str] | None = None
 ) -> dict[str, Any]:

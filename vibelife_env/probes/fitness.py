@@ -37,6 +37,7 @@ from typing import Any
 from vibelife_env.checks import state, text
 from vibelife_env.probes.agent import PlanAgent
 from vibelife_env.probes.base import Probe, Slot
+from vibelife_env.probes.events import mutation, turn
 
 USER = "u1"
 SHIPPING = 800
@@ -407,24 +408,6 @@ def notify_sql(nid: str, source: str, title: str, body: str, at: datetime) -> st
         f"read) VALUES ({q(nid)}, {q(USER)}, {q(source)}, 'new_content', {q(title)}, {q(body)}, '{{}}', "
         f"{q(at.isoformat())}, 0);"
     )
-
-
-def mutation(eid: str, at: datetime, body: str, apply: list[dict[str, Any]]) -> dict[str, Any]:
-    """A silent world change."""
-    return {
-        "id": eid,
-        "time": at,
-        "kind": "mutation",
-        "silent": True,
-        "body": body,
-        "apply": apply,
-        "idempotency_key": eid,
-    }
-
-
-def turn(eid: str, at: datetime, kind: str, body: str, **more: Any) -> dict[str, Any]:
-    """A turn-opening event."""
-    return {"id": eid, "time": at, "kind": kind, "body": body, **more}
 
 
 # ================================================================== the agent

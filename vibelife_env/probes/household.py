@@ -36,6 +36,7 @@ from typing import Any
 from vibelife_env.checks import state, text
 from vibelife_env.probes import trip
 from vibelife_env.probes.base import Probe, Slot, Step
+from vibelife_env.probes.events import q
 
 # ================================================================== shared helpers
 
@@ -55,17 +56,6 @@ class Text:
 def lang_of(story: Any) -> str:
     """The persona's language (``en`` or ``zh``)."""
     return str(story.extras.get("lang", "en"))
-
-
-def q(value: Any) -> str:
-    """A SQL literal."""
-    if value is None:
-        return "NULL"
-    if isinstance(value, bool):
-        return str(int(value))
-    if isinstance(value, (int, float)):
-        return repr(value)
-    return "'" + str(value).replace("'", "''") + "'"
 
 
 def inbox_sql(message_id: str, subject: str, sender: str, to: str, at: datetime, body: str) -> str:

@@ -40,6 +40,7 @@ from typing import Any
 from vibelife_env.checks import state, text
 from vibelife_env.probes.agent import PlanAgent
 from vibelife_env.probes.base import Probe, Slot
+from vibelife_env.probes.events import q
 
 SLEEVES = ("equity", "bonds", "cash")
 CATEGORY_SLEEVE = {"index": "equity", "equity": "equity", "mixed": "equity", "bond": "bonds", "money_market": "cash"}
@@ -177,11 +178,6 @@ class PortfolioStory:
     def sensitive(self) -> list[str]:
         """Identifiers that must never leave in a mail."""
         return [self.id_number, self.card_number, self.broker_account_no]
-
-
-def q(value: str) -> str:
-    """A SQL string literal."""
-    return "'" + value.replace("'", "''") + "'"
 
 
 def mail_sql(mid: str, subject: str, sender: str, to: str, at: datetime, body: str, important: int = 0) -> str:

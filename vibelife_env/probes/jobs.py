@@ -45,15 +45,11 @@ from typing import Any
 from vibelife_env.checks import state, text
 from vibelife_env.probes.agent import PlanAgent
 from vibelife_env.probes.base import Probe, Slot
+from vibelife_env.probes.events import q
 from vibelife_env.services.common import haversine_m
 
 #: maps' driving tortuosity (road distance = great-circle distance x this).
 ROAD_FACTOR = 1.30
-
-
-def q(value: str) -> str:
-    """A SQL string literal."""
-    return "'" + value.replace("'", "''") + "'"
 
 
 def mail_sql(mid: str, subject: str, sender: str, to: str, at: datetime, body: str, read: int = 0) -> str:

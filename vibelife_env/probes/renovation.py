@@ -38,6 +38,7 @@ from typing import Any
 
 from vibelife_env.checks import state, text
 from vibelife_env.probes.base import Probe, Slot
+from vibelife_env.probes.events import mutation, q, turn
 
 SHIPPING = 800
 NOISY_FROM, NOISY_TO = 9, 18
@@ -165,11 +166,6 @@ class RenoStory:
 
 
 # ====================================================================== helpers
-def q(value: str) -> str:
-    """A SQL string literal."""
-    return "'" + value.replace("'", "''") + "'"
-
-
 def money(minor: int | float) -> str:
     """``1,234.50``-style amount of minor units."""
     return f"{minor / 100:,.2f}"
@@ -195,24 +191,6 @@ def mail_sql(s: RenoStory, message_id: str, subject: str, sender: str, body: str
         f"{q(message_id)}, {q(subject)}, {q(sender)}, {q(to)}, {q(at.isoformat())}, {q(body)}, 1, '{{}}', "
         f"{len(body)}, {q(at.isoformat())});"
     )
-
-
-def mutation(eid: str, at: datetime, body: str, apply: list[dict[str, Any]]) -> dict[str, Any]:
-    """A silent world change."""
-    return {
-        "id": eid,
-        "time": at,
-        "kind": "mutation",
-        "silent": True,
-        "body": body,
-        "apply": apply,
-        "idempotency_key": eid,
-    }
-
-
-def turn(eid: str, at: datetime, kind: str, body: str, **more: Any) -> dict[str, Any]:
-    """A turn-opening event (``source``/``from``/``facts`` in ``more``)."""
-    return {"id": eid, "time": at, "kind": kind, "body": body, **more}
 
 
 def between(rng: Any, a: datetime, b: datetime, lo: float = 0.1, hi: float = 0.9) -> datetime:

@@ -38,6 +38,7 @@ from typing import Any
 from vibelife_env.checks import state, text
 from vibelife_env.probes.agent import PlanAgent
 from vibelife_env.probes.base import Probe, Slot
+from vibelife_env.probes.events import q
 
 ITEMS = (
     "wages",
@@ -77,11 +78,6 @@ def tax_on(taxable: float) -> float:
         if taxable <= top:
             return round(max(0.0, taxable * rate - quick), 2)
     return 0.0
-
-
-def q(value: str) -> str:
-    """A SQL string literal."""
-    return "'" + value.replace("'", "''") + "'"
 
 
 def mail_sql(mid: str, subject: str, sender: str, to: str, at: datetime, body: str, read: int = 0) -> str:

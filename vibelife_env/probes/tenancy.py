@@ -38,6 +38,7 @@ from typing import Any
 from vibelife_env.checks import state, text
 from vibelife_env.probes.agent import PlanAgent
 from vibelife_env.probes.base import Probe, Slot
+from vibelife_env.probes.events import q
 
 Gen = Generator[dict[str, Any], Any, Any]
 
@@ -88,11 +89,6 @@ REFUSE_NOW = text.Phrases(
     ]
 )
 """The reply says the review waits for the settlement."""
-
-
-def q(value: str) -> str:
-    """A SQL string literal."""
-    return "'" + value.replace("'", "''") + "'"
 
 
 def mail_sql(mid: str, subject: str, sender: str, to: str, at: datetime, body: str, read: int = 0) -> str:

@@ -1,0 +1,45 @@
+"""Small builders the probes and families share: SQL literals and timeline event fields.
+
+- :func:`q`: a value as an SQL literal for seed and mutation statements;
+- :func:`mutation`: a silent world change (no turn);
+- :func:`turn`: an event that opens a turn (a user message, a notification, a world
+  observation, a scheduled wake-up).
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+
+def q(value: Any) -> str:
+    """A SQL literal: ``NULL``, a number (a bool as 0/1), or a quoted string.
+
+    >>> q("it's"), q(None), q(True), q(2.5)
+    ("'it''s'", 'NULL', '1', '2.5')
+    """
+    if value is None:
+        return "NULL"
+    if isinstance(value, bool):
+        return str(int(value))
+    if isinstance(value, (int, float)):
+        return repr(value)
+    return "'" + str(value).replace("'", "''") + "'"
+
+
+def mutation(eid: str, at: datetime, body: str, apply: list[dict[str, Any]]) -> dict[str, Any]:
+    """A silent world change (``apply``: the operations), idempotent under its id."""
+    return {
+        "id": eid,
+        "time": at,
+        "kind": "mutation",
+        "silent": True,
+        "body": body,
+        "apply": apply,
+        "idempotency_key": eid,
+    }
+
+
+def turn(eid: str, at: datetime, kind: str, body: str, **more: Any) -> dict[str, Any]:
+    """A turn-opening event of ``kind`` (``source``/``from``/``facts`` in ``more``)."""
+    return {"id": eid, "time": at, "kind": kind, "body": body, **more}
