@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import pickle
+import statistics
 
 import gymnasium as gym
 import pytest
@@ -14,6 +15,7 @@ from vibelife_env.agents import make_agent
 from vibelife_env.episode import agent_view
 from vibelife_env.families import TEST_INSTANCES, diversity
 from vibelife_env.families.env import load_family
+from vibelife_env.stats import PAPER, task_stats
 from vibelife_env.validation import validate_env
 
 FAMILY_IDS = [i for i in vibelife_env.registered_ids() if "family_dir" in gym.registry[i].kwargs]
@@ -46,6 +48,31 @@ def test_generation_is_pure_and_deterministic(env_id):
     family._cache.clear()  # rebuild from the seed, not from the cache
     assert _fingerprint(family.instance("test", 1)) == first
     assert _fingerprint(family.instance("train", 1)) != first  # train and test keys never collide
+
+
+@pytest.mark.parametrize("env_id", FAMILY_IDS)
+def test_instances_are_near_the_papers_medians(env_id):
+    """Over 40 train instances: stages, days and events around the paper's medians (within
+    ~25%), all four event kinds, the end tiers' share of checks and weight, >= 7 services,
+    4-7 probes, and a Chinese-speaking persona in about a third of them."""
+    family = load_family(gym.registry[env_id].kwargs["family_dir"])
+    rows = [task_stats(family.instance("train", s)) for s in range(40)]
+
+    def med(key):
+        return statistics.median(key(r) for r in rows)
+
+    assert 0.8 * PAPER["stages"] <= med(lambda r: r["stages"]) <= 1.25 * PAPER["stages"]
+    assert 0.7 * PAPER["horizon_days"] <= med(lambda r: r["horizon_days"]) <= 1.5 * PAPER["horizon_days"]
+    assert med(lambda r: r["events"]) >= 0.85 * PAPER["events"]
+    assert med(lambda r: r["checks"]) >= 0.75 * PAPER["checks"]
+    assert all(set(r["events_by_kind"]) >= {"user_message", "notification", "world", "mutation"} for r in rows)
+    assert 0.15 <= med(lambda r: r["end_tier_count_share"]) <= 0.25
+    assert 0.22 <= med(lambda r: r["end_tier_weight_share"]) <= 0.33
+    assert med(lambda r: len(r["services"])) >= 7
+    probes = [len(family.profile("train", s).probes) for s in range(40)]
+    assert min(probes) >= 4 and max(probes) <= 7
+    langs = [family.profile("train", s).language for s in range(90)]
+    assert 0.2 <= langs.count("zh") / len(langs) <= 0.5
 
 
 @pytest.mark.parametrize("env_id", FAMILY_IDS)
