@@ -35,7 +35,7 @@ from vibelife_env.probes import fitness as F
 from vibelife_env.probes.base import Slot
 from vibelife_env.probes.fitness import USER, money, mutation, q, quiet, turn
 from vibelife_env.services.common import haversine_m
-from vibelife_env.services.maps._geo import TORTUOSITY
+from vibelife_env.services.maps import TORTUOSITY
 
 PHYSIO = text.Phrases(["physio", "physiotherapist", "physical therapist", "理疗师", "康复师", "物理治疗"])
 REVIEW = text.Phrases(["review", "physio", "appointment", "复诊", "复查", "评估", "理疗"])

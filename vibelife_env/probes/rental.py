@@ -32,7 +32,7 @@ from vibelife_env.checks import state, text
 from vibelife_env.probes.agent import PlanAgent
 from vibelife_env.probes.base import Probe, Slot
 from vibelife_env.probes.tenancy import mail_sql, q
-from vibelife_env.services.maps.service import _surface
+from vibelife_env.services.maps import surface_trip
 
 Gen = Generator[dict[str, Any], Any, Any]
 _ID = re.compile(r"\blst_[a-z0-9_]+", re.IGNORECASE)
@@ -96,7 +96,7 @@ def commute_minutes(ctx: Any, story: FlatStory, place_id: str) -> float:
     by = {r["place_id"]: r for r in rows}
     if place_id not in by or story.office not in by:
         return 1e9
-    return _surface(by[place_id], by[story.office], "bicycling")[1] / 60
+    return surface_trip(by[place_id], by[story.office], "bicycling")[1] / 60
 
 
 def fits(ctx: Any, story: FlatStory, row: dict[str, Any]) -> bool:

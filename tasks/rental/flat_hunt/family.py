@@ -32,7 +32,7 @@ from vibelife_env.probes import rental
 from vibelife_env.probes.agent import oracle_family
 from vibelife_env.probes.base import Probe, Slot, stage_groups
 from vibelife_env.probes.rental import FlatStory, RentalAgent, cron, q
-from vibelife_env.services.maps.service import _surface
+from vibelife_env.services.maps import surface_trip
 from vibelife_env.task.loader import Task
 
 GIVEN = ["Wei", "Na", "Jie", "Min", "Hao", "Lan", "Yu", "Ting", "Qiang", "Fang", "Lei", "Xin"]
@@ -907,7 +907,7 @@ class FlatHunt(Family):
         )
         office = {"lat": lat0, "lng": lng0, "city": s.extras["city_en"]}
         s.extras["commute"] = {
-            p: _surface({"lat": la, "lng": ln, "city": s.extras["city_en"]}, office, "bicycling")[1] / 60
+            p: surface_trip({"lat": la, "lng": ln, "city": s.extras["city_en"]}, office, "bicycling")[1] / 60
             for p, _, (la, ln) in places
         }
         b.seed(

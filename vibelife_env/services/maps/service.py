@@ -315,7 +315,7 @@ class MapsService(Service):
                     else:
                         elements.append({"status": "ZERO_RESULTS"})
                     continue
-                dist, dur, intercity = _surface(o, d, mode)
+                dist, dur, intercity = surface_trip(o, d, mode)
                 element = {"status": "OK", "distance_m": dist, "duration_s": dur}
                 if mode == "driving":
                     mult, _ = self._traffic(o, d, depart, intercity)
@@ -363,7 +363,7 @@ class MapsService(Service):
         """
         o, d = self._endpoints(origin, dest)
         depart = self._depart(depart_at, o)
-        dist, dur, intercity = _surface(o, d, "driving")
+        dist, dur, intercity = surface_trip(o, d, "driving")
         mult, incidents = self._traffic(o, d, depart, intercity)
         return {
             "origin": o["formatted"] or "",
@@ -473,7 +473,7 @@ class MapsService(Service):
 
     # ------------------------------------------------------------------ routes
     def _surface_route(self, o: dict[str, Any], d: dict[str, Any], mode: str, depart: datetime) -> dict[str, Any]:
-        dist, dur, intercity = _surface(o, d, mode)
+        dist, dur, intercity = surface_trip(o, d, mode)
         warnings: list[str] = []
         in_traffic = None
         if mode == "driving":
@@ -661,8 +661,10 @@ def _mode(mode: str) -> str:
     return mode
 
 
-def _surface(o: dict[str, Any], d: dict[str, Any], mode: str) -> tuple[int, int, bool]:
-    """(distance_m, duration_s, intercity) for a non-transit trip."""
+def surface_trip(o: dict[str, Any], d: dict[str, Any], mode: str) -> tuple[int, int, bool]:
+    """(distance_m, duration_s, intercity) of a non-transit trip between two places (rows
+    with ``lat``, ``lng`` and optionally ``city``), as the service's directions measure it;
+    checks use it to judge a commute the way the world does."""
     straight = haversine_m((o["lat"], o["lng"]), (d["lat"], d["lng"]))
     intercity = bool(o.get("city")) and (o.get("city") or "") != (d.get("city") or "")
     dist = round(straight * TORTUOSITY[mode])
