@@ -97,14 +97,19 @@ def start_node(args: list[str], log: Path, *, head: bool) -> subprocess.Popen:
     )
 
 
-def wait_for_nodes(address: str, count: int, timeout: float = 120.0) -> None:
+def wait_for_nodes(address: str, count: int, timeout: float = 240.0) -> None:
+    """Poll the cluster until ``count`` nodes are alive. A probe that hangs (a driver can block
+    in ``ray.init`` while the head is still starting) is cut off and retried, not fatal."""
     code = (
         "import ray, sys; ray.init(address=sys.argv[1], log_to_driver=False); "
         "print(sum(n['Alive'] for n in ray.nodes()))"
     )
     deadline = time.time() + timeout
     while time.time() < deadline:
-        out = subprocess.run([sys.executable, "-c", code, address], capture_output=True, text=True, timeout=120)
+        try:
+            out = subprocess.run([sys.executable, "-c", code, address], capture_output=True, text=True, timeout=60)
+        except subprocess.TimeoutExpired:
+            continue
         if out.returncode == 0 and out.stdout.strip().splitlines()[-1:] == [str(count)]:
             return
         time.sleep(2)
