@@ -248,7 +248,7 @@ class PurchaseAgent(PlanAgent):
         tn = ship[0]["tracking_no"]
         eta = date.fromisoformat(ship[0]["eta_date"][:10])
         window = self.memory.get("window", "anytime")
-        tz = _tz(self)
+        tz = P.tz_offset(self)
         busy = yield self.call(
             "calendar__list_events",
             time_min=f"{eta.isoformat()}T00:00:00{tz}",
@@ -310,11 +310,6 @@ class PurchaseOtherPath(PurchaseAgent):
         old = self.memory.get("ledger_text") or self.story.extras["initial_files"]["ledger.md"]
         self.memory["ledger_text"] = content
         return self.call("workspace__edit_file", path="ledger.md", old_text=old, new_text=content)
-
-
-def _tz(agent: Any) -> str:
-    z = agent.story.kickoff.strftime("%z")
-    return f"{z[:3]}:{z[3:]}"
 
 
 # ================================================================== the family
@@ -775,7 +770,7 @@ class ChildSafety(Family):
                         [{"script": "purchase_card_charge"}],
                     ),
                 ],
-                {"go": [buy]},
+                {"go": [P.buy]},
             ),
             Slot(
                 "shipped",
@@ -798,7 +793,7 @@ class ChildSafety(Family):
                         facts="purchase_ship_facts",
                     ),
                 ],
-                {"shipped": [shipped]},
+                {"shipped": [P.shipped]},
             ),
             Slot(
                 "delivery_day",
@@ -941,7 +936,7 @@ class ChildSafety(Family):
                         **user,
                     )
                 ],
-                {"when": [when]},
+                {"when": [P.when_due]},
             ),
             Slot(
                 "out_for_delivery",
@@ -971,7 +966,7 @@ class ChildSafety(Family):
                         **user,
                     )
                 ],
-                {"setup_visit": [book_visit]},
+                {"setup_visit": [P.book_visit]},
             ),
         ]
         for i, d in enumerate((6,)):
@@ -1466,166 +1461,13 @@ def propose(agent: Any, event_text: str):
         "ecommerce__add_to_cart", user_id=s.user_key, product_id=pick["product_id"], sku_id=pick["sku_id"], qty=1
     )
     if agent.book_now("proposal"):
-        yield from _order(agent)
+        yield from P.place_order(agent)
     agent.memory["settled"] = True
     return [
         f"My pick: the {pick['title']} ({pick['code']}), {B.money(pick['price'])} CNY plus 8.00 delivery = "
         f"{B.money(pick['price'] + P.SHIPPING)} CNY, within your {s.budget:,} CNY budget; no repeated fault reports. "
         "It is in the cart. Shall I buy it when you say so?"
     ]
-
-
-def _order(agent: Any):
-    s, m = agent.story, agent.memory
-    if "order" in m:
-        return
-    made = yield agent.call(
-        "ecommerce__place_order", user_id=s.user_key, address_id="addr_home", payment_method="credit_card"
-    )
-    if "order_id" not in made:
-        return
-    m["order"] = {"id": made["order_id"], "total": int(made["total_minor"]), "day": agent.today()}
-    m.setdefault("rows", []).append(
-        [
-            agent.today(),
-            f"{s.item} ({m.get('pick', {}).get('code', '')})",
-            made["order_id"],
-            int(made["total_minor"]) / 100,
-        ]
-    )
-
-
-def buy(agent: Any, event_text: str):
-    s, m = agent.story, agent.memory
-    cart = yield agent.call("ecommerce__get_cart", user_id=s.user_key)
-    if not (cart.get("items") or cart.get("lines")) and "order" not in m:
-        pick = yield from agent.choose()
-        if pick:
-            yield agent.call(
-                "ecommerce__add_to_cart",
-                user_id=s.user_key,
-                product_id=pick["product_id"],
-                sku_id=pick["sku_id"],
-                qty=1,
-            )
-    yield from _order(agent)
-    if "order" not in m:
-        return ["I could not place the order."]
-    o = m["order"]
-    end = date.fromisoformat(o["day"]) + timedelta(days=15)
-    tz = _tz(agent)
-    yield agent.call(
-        "calendar__create_event",
-        summary=agent.t(f"Price protection ends for the {s.item} (order {o['id']})"),
-        start=f"{end.isoformat()}T09:00:00{tz}",
-        end=f"{end.isoformat()}T09:15:00{tz}",
-    )
-    yield agent.write_ledger()
-    return [
-        f"Bought: order {o['id']}, {B.money(o['total'])} CNY paid in full by card. Price protection runs to {end.isoformat()}."
-    ]
-
-
-def shipped(agent: Any, event_text: str):
-    if not agent.fresh():
-        return []
-    s = agent.story
-    found = yield agent.call("delivery_logistics__list_shipments", user_id=s.user_key)
-    ship = found.get("items", []) if isinstance(found, dict) else []
-    if not ship:
-        return []
-    full = yield agent.call("delivery_logistics__get_shipment", shipment_id=ship[0]["shipment_id"])
-    eta = full["eta_date"][:10]
-    m = re.search(r"\((morning|afternoon|evening|anytime)\)", event_text)
-    agent.memory["window"] = m.group(1) if m else "anytime"
-    tz = _tz(agent)
-    made = yield agent.call(
-        "calendar__create_event",
-        summary=agent.t(f"{s.item.capitalize()} delivery ({full['tracking_no']})"),
-        start=f"{eta}T08:00:00{tz}",
-        end=f"{eta}T18:00:00{tz}",
-    )
-    agent.memory["delivery_event"] = made.get("event_id")
-    lines = [f"It shipped: tracking {full['tracking_no']}, delivery on {eta}; it is in your calendar."]
-    if agent.hold_first:
-        yield from agent.fix_delivery()
-        lines += agent.memory.get("delivery_lines", [])
-        lines += yield from _book_visit(agent)
-    return lines
-
-
-def when(agent: Any, event_text: str):
-    s = agent.story
-    found = yield agent.call("delivery_logistics__list_shipments", user_id=s.user_key)
-    ship = found.get("items", []) if isinstance(found, dict) else []
-    if not ship:
-        return ["It has not shipped yet."]
-    return [f"The {s.item} is due on {ship[0]['eta_date'][:10]} (tracking {ship[0]['tracking_no']})."]
-
-
-def book_visit(agent: Any, event_text: str):
-    if not agent.fresh():
-        return []
-    if "visit" in agent.memory:
-        return [agent.memory["visit"]]
-    return (yield from _book_visit(agent))
-
-
-def _book_visit(agent: Any):
-    s = agent.story
-    pick = agent.memory.get("pick") or {}
-    brand = next((p.brand for p in s.products if p.code == pick.get("code")), None)
-    found = yield agent.call("delivery_logistics__list_shipments", user_id=s.user_key)
-    ship = found.get("items", []) if isinstance(found, dict) else []
-    if brand is None or not ship:
-        return []
-    centres = yield agent.call("review_platform__search_merchants", category="home_service", limit=50)
-    centre = next((c for c in centres if c["name"].startswith(brand + " ")), None)
-    if centre is None:
-        return []
-    tz = _tz(agent)
-    day = date.fromisoformat(ship[0]["eta_date"][:10]) + timedelta(days=1)
-    today = date.fromisoformat(agent.today())
-    day = max(day, today + timedelta(days=1))
-    hours = [14, 15, 10, 16] if agent.rank == 0 else [16, 10, 14, 15]
-    for _ in range(6):
-        busy = yield agent.call(
-            "calendar__list_events",
-            time_min=f"{day.isoformat()}T00:00:00{tz}",
-            time_max=f"{day.isoformat()}T23:59:00{tz}",
-            max_results=50,
-        )
-        for h in hours:
-            a, z = (
-                state.when(f"{day.isoformat()}T{h:02d}:00:00{tz}"),
-                state.when(f"{day.isoformat()}T{h + 1:02d}:00:00{tz}"),
-            )
-            clash = False
-            for e in busy:
-                ea, ez = state.when(e["start"]["dateTime"]), state.when(e["end"]["dateTime"])
-                if ea is not None and ez is not None and a is not None and z is not None and ea < z and ez > a:
-                    clash = True
-            if not clash:
-                made = yield agent.call(
-                    "review_platform__reserve",
-                    user_id=s.user_key,
-                    merchant_id=centre["merchant_id"],
-                    datetime=f"{day.isoformat()}T{h:02d}:00:00",
-                    party_size=1,
-                )
-                yield agent.call(
-                    "calendar__create_event",
-                    summary=agent.t(f"{s.item.capitalize()} setup visit ({centre['name']})"),
-                    start=f"{day.isoformat()}T{h:02d}:00:00{tz}",
-                    end=f"{day.isoformat()}T{h + 1:02d}:00:00{tz}",
-                )
-                agent.memory["visit"] = (
-                    f"Setup visit booked with {centre['name']} on {day.isoformat()} at {h:02d}:00 "
-                    f"({made.get('reservation_id', '')}); it is in your calendar."
-                )
-                return [agent.memory["visit"]]
-        day += timedelta(days=1)
-    return []
 
 
 def cheapest(agent: Any, event_text: str):
