@@ -30,7 +30,7 @@ from vibelife_env.clock import get_zone
 from vibelife_env.families import Family, InstanceKey, InstanceProfile, TaskBuilder
 from vibelife_env.probes import relocation as R
 from vibelife_env.probes.agent import oracle_family
-from vibelife_env.probes.base import Probe, Slot, stage_groups
+from vibelife_env.probes.base import Probe, Slot, add_stages, shared_slots, stage_groups, stage_index
 from vibelife_env.probes.jobs import mail_sql, offset, q
 from vibelife_env.probes.relocation import BankCharge, Hotel, Listing, RelocAgent, RelocStory
 from vibelife_env.task.loader import Task
@@ -231,15 +231,9 @@ class Relocation(Family):
             p.setup(b, story)
         story.extras["initial_files"] = dict(b.files)
         groups = stage_groups(slots)
-        stage_of = {slot.key: i for i, group in enumerate(groups) for slot in group}
-        shared = {slot.key for group in groups if len(group) > 1 for slot in group}
-        steps: dict[str, list[Any]] = {}
-        for i, group in enumerate(groups):
-            for slot in group:
-                for fields in slot.events:
-                    b.event(i, **fields)
-                for event_id, fns in slot.steps.items():
-                    steps.setdefault(event_id, []).extend(fns)
+        stage_of = stage_index(groups)
+        shared = shared_slots(groups)
+        steps = add_stages(b, groups)
         self._checks(b, story, stage_of, shared)
         for p in probes:
             p.add_checks(b, story, stage_of)

@@ -33,7 +33,7 @@ from vibelife_env.families import Family, InstanceKey, InstanceProfile, TaskBuil
 from vibelife_env.probes import certs as ce
 from vibelife_env.probes import exams as ex
 from vibelife_env.probes.agent import OtherPath, PlanAgent, oracle_family
-from vibelife_env.probes.base import Probe, Slot, stage_groups
+from vibelife_env.probes.base import Probe, Slot, add_stages, shared_slots, stage_groups, stage_index
 from vibelife_env.probes.household import Text, clear_of, inbox_sql, q
 from vibelife_env.task.loader import Task
 
@@ -423,15 +423,9 @@ class ProfessionalCert(Family):
             p.setup(b, story)
         self._seed(b, story)
         groups = stage_groups(slots)
-        stage_of = {slot.key: i for i, group in enumerate(groups) for slot in group}
-        story.extras["shared"] = {slot.key for group in groups if len(group) > 1 for slot in group}
-        steps: dict[str, list[Any]] = {}
-        for i, group in enumerate(groups):
-            for slot in group:
-                for fields in slot.events:
-                    b.event(i, **fields)
-                for event_id, fns in slot.steps.items():
-                    steps.setdefault(event_id, []).extend(fns)
+        stage_of = stage_index(groups)
+        story.extras["shared"] = shared_slots(groups)
+        steps = add_stages(b, groups)
         self._checks(b, story, stage_of)
         for p in probes:
             p.add_checks(b, story, stage_of)

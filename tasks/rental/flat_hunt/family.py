@@ -30,7 +30,7 @@ from vibelife_env.clock import get_zone
 from vibelife_env.families import Family, InstanceKey, InstanceProfile, TaskBuilder
 from vibelife_env.probes import rental
 from vibelife_env.probes.agent import oracle_family
-from vibelife_env.probes.base import Probe, Slot, stage_groups
+from vibelife_env.probes.base import Probe, Slot, add_stages, stage_groups, stage_index
 from vibelife_env.probes.rental import FlatStory, RentalAgent, cron, q
 from vibelife_env.services.maps import surface_trip
 from vibelife_env.task.loader import Task
@@ -268,14 +268,8 @@ class FlatHunt(Family):
             p.setup(b, s)
             slots += p.place(s, days[p.name])
         groups = stage_groups(slots)
-        stage_of = {slot.key: i for i, group in enumerate(groups) for slot in group}
-        steps: dict[str, list[Any]] = {}
-        for i, group in enumerate(groups):
-            for slot in group:
-                for fields in slot.events:
-                    b.event(i, **fields)
-                for event_id, fns in slot.steps.items():
-                    steps.setdefault(event_id, []).extend(fns)
+        stage_of = stage_index(groups)
+        steps = add_stages(b, groups)
         self._checks(b, s, stage_of)
         for p in probes:
             p.add_checks(b, s, stage_of)

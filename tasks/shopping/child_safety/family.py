@@ -41,7 +41,7 @@ from vibelife_env.probes import shopping as S
 from vibelife_env.probes.agent import PlanAgent, oracle_family
 from vibelife_env.probes.agent import para as agent_para
 from vibelife_env.probes.agent import title as agent_title
-from vibelife_env.probes.base import Probe, Slot, stage_groups
+from vibelife_env.probes.base import Probe, Slot, add_stages, shared_slots, stage_groups, stage_index
 from vibelife_env.task.loader import Task
 
 GIVEN_ZH = ["Wei", "Na", "Jie", "Min", "Hao", "Lan", "Yu", "Ting", "Qiang", "Fang", "Lei", "Xin"]
@@ -460,20 +460,14 @@ class ChildSafety(Family):
             p.setup(b, story)
         slots = self._skeleton(b, story, rng) + probe_slots
         groups = stage_groups(slots)
-        stage_of = {slot.key: i for i, group in enumerate(groups) for slot in group}
-        shared = {slot.key for group in groups if len(group) > 1 for slot in group}
+        stage_of = stage_index(groups)
+        shared = shared_slots(groups)
         times = {
             slot.key: (group[0].when, max(e["time"] for x in group for e in x.events))
             for group in groups
             for slot in group
         }
-        steps: dict[str, list[Any]] = {}
-        for i, group in enumerate(groups):
-            for slot in group:
-                for fields in slot.events:
-                    b.event(i, **fields)
-                for event_id, fns in slot.steps.items():
-                    steps.setdefault(event_id, []).extend(fns)
+        steps = add_stages(b, groups)
         self._checks(b, story, stage_of, shared, times)
         for p in probes:
             p.add_checks(b, story, stage_of)
