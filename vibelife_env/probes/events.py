@@ -3,11 +3,14 @@
 - :func:`q`: a value as an SQL literal for seed and mutation statements;
 - :func:`mutation`: a silent world change (no turn);
 - :func:`turn`: an event that opens a turn (a user message, a notification, a world
-  observation, a scheduled wake-up).
+  observation, a scheduled wake-up);
+- :func:`inbox_sql` / :func:`deliver`: one message into the email service's INBOX, as a
+  seed or mutation statement or from a world script.
 """
 
 from __future__ import annotations
 
+import json
 from datetime import datetime
 from typing import Any
 
@@ -43,3 +46,28 @@ def mutation(eid: str, at: datetime, body: str, apply: list[dict[str, Any]]) -> 
 def turn(eid: str, at: datetime, kind: str, body: str, **more: Any) -> dict[str, Any]:
     """A turn-opening event of ``kind`` (``source``/``from``/``facts`` in ``more``)."""
     return {"id": eid, "time": at, "kind": kind, "body": body, **more}
+
+
+def inbox_sql(
+    message_id: str,
+    subject: str,
+    sender: str,
+    to: str,
+    at: datetime,
+    body: str,
+    *,
+    read: bool = False,
+    important: bool = False,
+) -> str:
+    """An INSERT of one INBOX message, for seeds and SQL mutations of the email service."""
+    return (
+        "INSERT INTO messages (folder_id, message_id, subject, from_addr, to_addr_json, date, body_text, is_read, "
+        "is_important, headers_json, uid, size, created_at) VALUES ((SELECT id FROM folders WHERE name = 'INBOX'), "
+        f"{q(message_id)}, {q(subject)}, {q(sender)}, {q(json.dumps([to]))}, {q(at.isoformat())}, "
+        f"{q(body)}, {q(read)}, {q(important)}, '{{}}', NULL, {len(body)}, {q(at.isoformat())});"
+    )
+
+
+def deliver(ctx: Any, message_id: str, subject: str, sender: str, to: str, at: datetime, body: str) -> None:
+    """A world script's way of delivering one message to the INBOX (see :func:`inbox_sql`)."""
+    ctx.world.services["email"].execute(inbox_sql(message_id, subject, sender, to, at, body))
