@@ -43,6 +43,7 @@ from typing import Any
 from zoneinfo import ZoneInfo
 
 from vibelife_env.checks import state, text
+from vibelife_env.probes import events
 from vibelife_env.probes.base import Probe, Slot
 from vibelife_env.probes.household import Text, inbox_sql, mail_to
 
@@ -444,9 +445,7 @@ def notes_text(ctx: Any, story: ExamStory) -> str:
     return "\n".join(n.text for n in state.notes(ctx, story.extras["initial_files"], exclude_pages=("pg_home",)))
 
 
-def insert_mail(ctx: Any, message_id: str, subject: str, sender: str, to: str, at: datetime, body: str) -> None:
-    """Deliver one mail to the INBOX from a world script."""
-    ctx.world.services["email"].execute(inbox_sql(message_id, subject, sender, to, at, body))
+insert_mail = events.deliver
 
 
 def stage_read(ctx: Any, stage: int, service: str) -> bool:

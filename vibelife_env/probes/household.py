@@ -34,7 +34,7 @@ from datetime import date, datetime, time, timedelta
 from typing import Any
 
 from vibelife_env.checks import state, text
-from vibelife_env.probes import trip
+from vibelife_env.probes import events, trip
 from vibelife_env.probes.base import Probe, Slot, Step
 from vibelife_env.probes.events import q
 
@@ -58,19 +58,10 @@ def lang_of(story: Any) -> str:
     return str(story.extras.get("lang", "en"))
 
 
-def inbox_sql(message_id: str, subject: str, sender: str, to: str, at: datetime, body: str) -> str:
-    """SQL that drops one unread message into the INBOX."""
-    return (
-        "INSERT INTO messages (folder_id, message_id, subject, from_addr, to_addr_json, date, body_text, is_read, "
-        "is_important, headers_json, uid, size, created_at) VALUES ((SELECT id FROM folders WHERE name = 'INBOX'), "
-        f"{q(message_id)}, {q(subject)}, {q(sender)}, {q(json.dumps([to]))}, {q(at.isoformat())}, {q(body)}, 0, 0, "
-        f"'{{}}', NULL, {len(body)}, {q(at.isoformat())});"
-    )
+inbox_sql = events.inbox_sql
 
 
-def insert_mail(ctx: Any, message_id: str, subject: str, sender: str, to: str, at: datetime, body: str) -> None:
-    """A world script's way of delivering one message to the INBOX."""
-    ctx.world.services["email"].execute(inbox_sql(message_id, subject, sender, to, at, body))
+insert_mail = events.deliver
 
 
 def hotel_sql(story: trip.TripStory, refundable_until: date, prepaid_off: float = 0.12) -> str:

@@ -30,7 +30,6 @@ workspace and the notes, and read replies by meaning (amounts, names, phrase set
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Generator
 from dataclasses import dataclass, field
 from datetime import date, datetime, time, timedelta
@@ -38,6 +37,7 @@ from functools import lru_cache
 from typing import Any
 
 from vibelife_env.checks import state, text
+from vibelife_env.probes import events
 from vibelife_env.probes.agent import PlanAgent
 from vibelife_env.probes.base import Probe, Slot
 from vibelife_env.probes.events import q
@@ -181,13 +181,8 @@ class PortfolioStory:
 
 
 def mail_sql(mid: str, subject: str, sender: str, to: str, at: datetime, body: str, important: int = 0) -> str:
-    """An INSERT of one inbox message (used by seeds and mutations)."""
-    return (
-        "INSERT INTO messages (folder_id, message_id, subject, from_addr, to_addr_json, date, body_text, is_read, "
-        "is_important, headers_json, uid, size, created_at) VALUES ((SELECT id FROM folders WHERE name = 'INBOX'), "
-        f"{q(mid)}, {q(subject)}, {q(sender)}, {q(json.dumps([to]))}, {q(at.isoformat())}, "
-        f"{q(body)}, 0, {important}, '{{}}', NULL, {len(body)}, {q(at.isoformat())});"
-    )
+    """An INSERT of one inbox message (seeds and mutations); see :func:`events.inbox_sql`."""
+    return events.inbox_sql(mid, subject, sender, to, at, body, important=bool(important))
 
 
 # ============================================================== state readers

@@ -36,6 +36,7 @@ from functools import lru_cache
 from typing import Any
 
 from vibelife_env.checks import state, text
+from vibelife_env.probes import events
 from vibelife_env.probes.agent import PlanAgent
 from vibelife_env.probes.base import Probe, Slot
 from vibelife_env.probes.events import q
@@ -92,13 +93,8 @@ REFUSE_NOW = text.Phrases(
 
 
 def mail_sql(mid: str, subject: str, sender: str, to: str, at: datetime, body: str, read: int = 0) -> str:
-    """An INSERT of one inbox message (seeds and mutations)."""
-    return (
-        "INSERT INTO messages (folder_id, message_id, subject, from_addr, to_addr_json, date, body_text, is_read, "
-        "is_important, headers_json, uid, size, created_at) VALUES ((SELECT id FROM folders WHERE name = 'INBOX'), "
-        f"{q(mid)}, {q(subject)}, {q(sender)}, {q(json.dumps([to]))}, {q(at.isoformat())}, {q(body)}, {read}, 0, "
-        f"'{{}}', NULL, {len(body)}, {q(at.isoformat())});"
-    )
+    """An INSERT of one inbox message (seeds and mutations); see :func:`events.inbox_sql`."""
+    return events.inbox_sql(mid, subject, sender, to, at, body, read=bool(read))
 
 
 def credit_sql(account: str, tx_id: str, at: datetime, amount: int, who: str, memo: str) -> str:
