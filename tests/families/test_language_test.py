@@ -16,6 +16,7 @@ import pytest
 import vibelife_env  # noqa: F401 - registers the families
 from tests.families.harness import FamilyHarness, failed_checks, silent
 from vibelife_env.checks.text._norm import has_cjk
+from vibelife_env.probes import exam_steps as es
 from vibelife_env.probes import exams as ex
 
 ENV = "VibeLife-exam-preparation-language-test-v0"
@@ -87,7 +88,7 @@ def test_paying_the_fee_twice_is_caught():
     s = F.story(seed)
 
     def twice(agent: Any, text: str):
-        out = yield from _module().register(agent, text)
+        out = yield from es.register(agent, text)
         yield agent.call("banking__pay_payee", account_id=ex.ACCOUNT, payee_id=s.payee_id, amount_minor=s.fee * 100)
         return out
 
@@ -122,7 +123,7 @@ def test_a_mock_test_on_a_work_day_breaks_the_study_plan():
     seed = F.seed("mocks:weekends_only")
 
     def weekday(agent: Any, text: str):
-        out = yield from _module().plan_mocks(agent, text)
+        out = yield from es.plan_mocks(agent, text)
         (eid, start), *_ = sorted(agent.memory["mocks"].items(), key=lambda x: x[1])
         monday = start - timedelta(days=start.weekday())
         yield agent.call(
@@ -148,7 +149,7 @@ def test_an_extra_reminder_on_test_day_and_naming_an_excluded_session_cost_nothi
         return [*out, f"I left out {clash}: it clashes with your calendar."]
 
     def reminder(agent: Any, text: str):
-        out = yield from mod.confirm(agent, text)
+        out = yield from es.confirm(agent, text)
         s = agent.story
         at = s.at(s.exam_day, 5, 0)
         yield agent.call(

@@ -17,6 +17,7 @@ import vibelife_env  # noqa: F401 - registers the families
 from tests.families.harness import FamilyHarness, failed_checks, silent
 from vibelife_env.checks.text._norm import has_cjk
 from vibelife_env.probes import certs as ce
+from vibelife_env.probes import exam_steps as es
 from vibelife_env.probes import exams as ex
 
 ENV = "VibeLife-exam-preparation-professional-cert-v0"
@@ -89,14 +90,13 @@ def test_the_car_rules_reject_every_near_miss():
 
 def test_registering_without_the_employer_letter_fails_the_registration():
     seed = F.seed("session:full")
-    mod = _module()
 
     def no_letter(agent: Any, text: str):
         s = agent.story
         letter = s.extras["letter"]
         s.extras["letter"] = "(letter to follow)"
         try:
-            out = yield from mod.register(agent, text)
+            out = yield from es.register(agent, text)
         finally:
             s.extras["letter"] = letter
         return out
@@ -186,7 +186,7 @@ def test_a_mock_on_an_on_call_day_breaks_the_study_plan():
     seed = F.seed("mocks:on_call_0")
 
     def on_call(agent: Any, text: str):
-        out = yield from _module().plan_mocks(agent, text)
+        out = yield from es.plan_mocks(agent, text)
         s = agent.story
         (eid, _), *_ = sorted(agent.memory["mocks"].items(), key=lambda x: x[1])
         day = s.weekend_events[0][1].date()

@@ -31,8 +31,9 @@ import numpy as np
 
 from vibelife_env.checks import state, text
 from vibelife_env.families import Family, InstanceKey, InstanceProfile, TaskBuilder
+from vibelife_env.probes import exam_steps as es
 from vibelife_env.probes import exams as ex
-from vibelife_env.probes.agent import OtherPath, PlanAgent, oracle_family
+from vibelife_env.probes.agent import oracle_family
 from vibelife_env.probes.base import Probe, Slot, add_stages, shared_slots, stage_groups, stage_index
 from vibelife_env.probes.household import Text, clear_of, inbox_sql, q
 from vibelife_env.task.loader import Task
@@ -138,34 +139,13 @@ ROW = Text(
 BG_ZH = {"white": "白", "blue": "蓝"}
 
 
-class ExamAgent(PlanAgent):
-    """The language-test family's reference policy: the plan agent plus mail relaying (``OtherPath``
-    sends a fresh mail with the content instead of forwarding) and the domain steps probes call."""
-
-    def relay(self, mail: dict[str, Any], to: str, note: str):
-        """Pass a mail on to ``to``: forward it, or (other path) send its text in a new mail."""
-        if isinstance(self, OtherPath):
-            full = yield self.call("email__get_email", email_id=mail["email_id"])
-            body = full.get("body_text") or full.get("body") or ""
-            yield self.call(
-                "email__send_email", to=to, subject=self.t(mail["subject"]), body=self.t(note) + "\n\n" + body
-            )
-            return
-        yield self.call("email__forward_email", email_id=mail["email_id"], to=to, body=self.t(note))
+class ExamAgent(es.ExamAgent):
+    """The language-test family's reference policy (see :class:`~vibelife_env.probes.exam_steps.ExamAgent`)."""
 
     def follow_move(self):
         """Follow a centre move: calendar and train."""
         out = yield from follow_move(self)
         return out
-
-    def fix_mocks(self):
-        """Move mocks that clash with a new commitment."""
-        out = yield from fix_mocks(self)
-        return out
-
-
-def _fmt_t(t: time) -> str:
-    return t.strftime("%H:%M")
 
 
 class LanguageTest(Family):
@@ -443,7 +423,7 @@ class LanguageTest(Family):
         return tuple(out)
 
     def _probes(self, rng: np.random.Generator, story: ex.ExamStory) -> list[Probe]:
-        run = lambda ctx: running(ctx, story)  # noqa: E731
+        run = lambda ctx: es.running(ctx, story)  # noqa: E731
         pool: list[Probe] = [
             ex.PhotoRejected(rng, story.lang, run),
             ex.CentreMoved(rng, story.lang, run),
@@ -489,7 +469,7 @@ class LanguageTest(Family):
         first_train = min(t.depart for t in s.trains if t.seats > 0 and t.depart.time() >= s.earliest)
         slots = [
             user("kickoff", k, KICKOFF.say(lang, brand=s.brand, country=s.country_name), [propose]),
-            user("go_ahead", s.go_ahead, GO_AHEAD.say(lang), [register]),
+            user("go_ahead", s.go_ahead, GO_AHEAD.say(lang), [es.register]),
             Slot(
                 "reg_confirm",
                 [
@@ -511,22 +491,22 @@ class LanguageTest(Family):
                         ),
                     },
                 ],
-                {"reg_confirm": [confirm]},
+                {"reg_confirm": [es.confirm]},
             ),
-            user("study_plan", day(1, 20), STUDY.say(lang), [plan_mocks]),
+            user("study_plan", day(1, 20), STUDY.say(lang), [es.plan_mocks]),
             user("validity_q", day(2, int(rng.integers(16, 19))), VALIDITY.say(lang), [validity]),
             user("train_ask", day(3, 19), TRAIN.say(lang, city=s.city), [book_train]),
             user("spent_q", day(int(rng.integers(5, 7)), 19, 30), SPENT.say(lang), [spent]),
-            Slot("review_1", [ex.cron("review_1", day(7, 20, 30))], {"review_1": [review]}),
-            Slot("review_2", [ex.cron("review_2", day(14, 20, 30))], {"review_2": [review]}),
-            Slot("review_3", [ex.cron("review_3", day(21, 20, 30))], {"review_3": [review]}),
-            Slot("review_4", [ex.cron("review_4", s.at(e - timedelta(days=4), 20, 30))], {"review_4": [review]}),
+            Slot("review_1", [ex.cron("review_1", day(7, 20, 30))], {"review_1": [es.review]}),
+            Slot("review_2", [ex.cron("review_2", day(14, 20, 30))], {"review_2": [es.review]}),
+            Slot("review_3", [ex.cron("review_3", day(21, 20, 30))], {"review_3": [es.review]}),
+            Slot("review_4", [ex.cron("review_4", s.at(e - timedelta(days=4), 20, 30))], {"review_4": [es.review]}),
         ]
         for i, back in enumerate((20, 13, 6)):
             at = s.at(e - timedelta(days=back), 20, 15)
             body = MOCK_SCORE.say(lang, score=s.fmt(s.mock_scores[i]))
             slots.append(
-                Slot(f"mock_score_{i}", [ex.world(f"mock_score_{i}", at, body)], {f"mock_score_{i}": [log_score(i)]})
+                Slot(f"mock_score_{i}", [ex.world(f"mock_score_{i}", at, body)], {f"mock_score_{i}": [es.log_score(i)]})
             )
         lands = s.at(e - timedelta(days=5), 11, 0)
         slots += [
@@ -536,7 +516,7 @@ class LanguageTest(Family):
                     ex.silent("ticket_lands", lands, "The admission ticket arrives.", [{"script": "ticket_lands"}]),
                     ex.world("ticket_seen", lands + timedelta(hours=2), TICKET_SEEN.say(lang), "email"),
                 ],
-                {"ticket_seen": [ticket]},
+                {"ticket_seen": [es.ticket]},
             ),
             user("eve", s.at(e - timedelta(days=1), 20, 0), EVE.say(lang), [eve]),
             Slot(
@@ -551,12 +531,12 @@ class LanguageTest(Family):
                 ],
                 {"morning": [morning]},
             ),
-            user("results_plan", s.at(e, 16, 0), RESULTS.say(lang), [results_plan]),
+            user("results_plan", s.at(e, 16, 0), RESULTS.say(lang), [es.results_plan]),
             user("wrap", s.at(e + timedelta(days=1), 19, 0), WRAP.say(lang), [wrap]),
             Slot(
                 "close_seen",
                 [ex.world("close_seen", s.at(s.close, 12, 30), CLOSING.say(lang, short=s.short), "web")],
-                {"close_seen": [review]},
+                {"close_seen": [es.review]},
             ),
             Slot(
                 "timetable",
@@ -582,11 +562,11 @@ class LanguageTest(Family):
     # ========================================================= world seed
     def _seed(self, b: TaskBuilder, s: ex.ExamStory) -> None:
         lang = s.lang
-        b.callable("reg_facts", lambda ctx: reg_facts(ctx, s))
+        b.callable("reg_facts", lambda ctx: es.reg_facts(ctx, s))
         b.callable("morning_facts", lambda ctx: morning_facts(ctx, s))
-        b.callable("ticket_lands", lambda ctx: ticket_lands(ctx, s))
+        b.callable("ticket_lands", lambda ctx: es.ticket_lands(ctx, s, TICKET_SUBJECT, TICKET_BODY))
         b.callable("timetable_lands", lambda ctx: timetable_lands(ctx, s))
-        b.callable("reg_mail_lands", lambda ctx: reg_mail_lands(ctx, s))
+        b.callable("reg_mail_lands", lambda ctx: es.reg_mail_lands(ctx, s, CONFIRM))
         schema = {
             "fields": [{"name": "full_name", "required": True}, {"name": "course", "required": True}],
             "required_docs": ["passport", "photo", "language_score"],
@@ -626,7 +606,7 @@ class LanguageTest(Family):
                 code=x.code,
                 day=x.day.isoformat(),
                 venue=s.centres[x.centre].name,
-                checkin=_fmt_t(x.checkin),
+                checkin=es.fmt_t(x.checkin),
                 results=x.results.isoformat(),
                 full=(" (FULL)" if lang == "en" else "（已满）") if x.seats == 0 else "",
             )
@@ -747,7 +727,7 @@ class LanguageTest(Family):
         )
         self._workspace(b, s)
         s.extras["initial_files"] = dict(b.files)
-        s.extras["free_weekends"] = free_weekends(s, [(a, z) for _, _, a, z in events])
+        s.extras["free_weekends"] = es.free_weekends(s, [(a, z) for _, _, a, z in events])
 
     def _workspace(self, b: TaskBuilder, s: ex.ExamStory) -> None:
         months, background, size = s.spec
@@ -795,7 +775,7 @@ class LanguageTest(Family):
             st[x]
             for x in ("kickoff", "go_ahead", "reg_confirm", "study_plan", "validity_q", "train_ask", "spent_q", "wrap")
         )
-        run = lambda ctx: running(ctx, s)  # noqa: E731
+        run = lambda ctx: es.running(ctx, s)  # noqa: E731
 
         def proposed(ctx: Any) -> list[str]:
             """The valid sessions the reply proposes; empty when it also offers an invalid one
@@ -1168,33 +1148,6 @@ class LanguageTest(Family):
 MOCKED = text.Phrases(["mock", "score", "模考", "分"])
 
 
-def running(ctx: Any, s: ex.ExamStory) -> bool:
-    """The test is being run: a valid session registered by mail and the fee paid once."""
-    sess = ex.registered(ctx, s)
-    return sess is not None and sess.code in ex.valid_sessions(ctx, s) and ex.paid_once(ctx, s)
-
-
-def free_weekends(s: ex.ExamStory, busy: list[tuple[datetime, datetime]]) -> list[date]:
-    """Weekend days after the study-plan day and up to three days before the test with a free 3-hour slot."""
-    out = []
-    d = s.kickoff.date() + timedelta(days=2)
-    while d <= s.exam_day - timedelta(days=3):
-        if d.weekday() >= 5 and mock_slot(s, d, busy) is not None:
-            out.append(d)
-        d += timedelta(days=1)
-    return out
-
-
-def mock_slot(s: ex.ExamStory, d: date, busy: list[tuple[datetime, datetime]]) -> datetime | None:
-    """The first of 14:00 or 09:00 on ``d`` whose 3 hours overlap nothing in ``busy``."""
-    for h in (14, 9):
-        a = s.at(d, h)
-        z = a + timedelta(hours=3)
-        if all(not (x < z and a < y) for x, y in busy):
-            return a
-    return None
-
-
 # ============================================================== facts and world scripts
 def shifted(ctx: Any, s: ex.ExamStory) -> bool:
     """The timetable change has landed (a train runs off its catalogue time)."""
@@ -1217,63 +1170,12 @@ def timetable_lands(ctx: Any, s: ex.ExamStory) -> None:
         )
 
 
-def reg_mail_lands(ctx: Any, s: ex.ExamStory) -> None:
-    """The board's confirmation mail, naming what the agent registered (nothing when it did not)."""
-    facts = reg_facts(ctx, s)
-    if facts["code"] == "-":
-        return
-    body = CONFIRM.say(s.lang, short=s.short, **facts)
-    at = s.go_ahead + timedelta(hours=2, minutes=55)
-    ex.insert_mail(ctx, "<confirm@board.example>", f"{s.short} {facts['code']}", s.reg_addr, s.email, at, body)
-
-
-def reg_facts(ctx: Any, s: ex.ExamStory) -> dict[str, str]:
-    now = ex.current(ctx, s)
-    if now is None:
-        return {"code": "-", "day": "-", "venue": "-", "checkin": "-"}
-    sess, centre, checkin = now
-    return {"code": sess.code, "day": sess.day.isoformat(), "venue": centre.name, "checkin": checkin.strftime("%H:%M")}
-
-
 def morning_facts(ctx: Any, s: ex.ExamStory) -> dict[str, str]:
     row = ex.the_train(ctx, s)
     return {"train": row["train_no"] if row else "-"}
 
 
-def ticket_lands(ctx: Any, s: ex.ExamStory) -> None:
-    now = ex.current(ctx, s)
-    sess = now[0] if now else s.sessions[0]
-    centre = now[1] if now else s.centres["A"]
-    checkin = now[2] if now else s.at(s.exam_day, 9)
-    x = s.extras
-    body = TICKET_BODY.say(
-        s.lang,
-        adm=x["admission"],
-        name=s.name,
-        code=sess.code,
-        day=sess.day.isoformat(),
-        venue=centre.name,
-        room=x["room"],
-        seat=x["seat"],
-        checkin=checkin.strftime("%H:%M"),
-    )
-    at = s.at(s.exam_day - timedelta(days=5), 11)
-    ex.insert_mail(
-        ctx,
-        "<ticket@board.example>",
-        TICKET_SUBJECT.say(s.lang, short=s.short, adm=x["admission"]),
-        s.reg_addr,
-        s.email,
-        at,
-        body,
-    )
-
-
 # ============================================================== oracle steps
-def _valid_codes(agent: Any) -> list[str]:
-    return sorted(agent.story.extras["valid_codes"])
-
-
 def propose(agent: Any, event_text: str):
     s = agent.story
     yield agent.calls([("workspace__read_file", {"path": p}) for p in ("USER.md", "AGENTS.md", "PHOTOS.md")])
@@ -1288,7 +1190,7 @@ def propose(agent: Any, event_text: str):
         time_min=s.at(s.exam_day - timedelta(days=8), 0).isoformat(),
         time_max=s.at(s.exam_day + timedelta(days=8), 0).isoformat(),
     )
-    codes = _valid_codes(agent)
+    codes = es.valid_codes(agent)
     code = codes[min(agent.rank, len(codes) - 1)]
     sess = s.session(code)
     photo = s.compliant()[min(agent.rank, 1)].file
@@ -1296,163 +1198,18 @@ def propose(agent: Any, event_text: str):
     centre = s.centres[sess.centre]
     lines = [
         f"The student visa for degree courses needs {s.fmt(need)} overall in the {s.brand}; a score stays valid for {months} months.",
-        f"Proposal: session {code} on {sess.day.isoformat()} at {centre.name} (check-in {_fmt_t(sess.checkin)}), results on "
+        f"Proposal: session {code} on {sess.day.isoformat()} at {centre.name} (check-in {es.fmt_t(sess.checkin)}), results on "
         f"{sess.results.isoformat()}, before your {s.scores_by.isoformat()} visa deadline. Fee {s.fee} CNY.",
         f"Photo to send: {photo} (meets the spec).",
     ]
     yield from agent.note(f"{s.short} study plan", lines)
     if agent.book_now("proposal"):
-        yield from _register(agent)
+        yield from es.register_now(agent)
         yield from _book(agent)
     return [
         " ".join(lines),
         "The other sessions clash with your calendar, come too late for the visa or are full. Shall I register?",
     ]
-
-
-def _register(agent: Any):
-    s, m = agent.story, agent.memory
-    if m.get("registered"):
-        return
-    found = yield agent.call("email__search_emails", query="registration open", folder="INBOX")
-    mail = next(iter(found.get("emails", [])), None)
-    body = (
-        f"Dear {s.board}, please register {s.name} (passport number {s.passport}) for session {m['session']}. "
-        f"Photo file: {m['photo']}. The fee follows by bank transfer."
-    )
-    if mail is not None:
-        yield from agent.respond(mail, body)
-    else:
-        yield agent.call(
-            "email__send_email", to=s.reg_addr, subject=agent.t(f"Registration {m['session']}"), body=agent.t(body)
-        )
-    yield agent.call(
-        "banking__pay_payee", account_id=ex.ACCOUNT, payee_id=s.payee_id, amount_minor=s.fee * 100, memo=s.name
-    )
-    m["registered"] = True
-
-
-def register(agent: Any, event_text: str):
-    s, m = agent.story, agent.memory
-    yield from _register(agent)
-    if agent.hold_first:
-        yield from _exam_event(agent)
-    yield from agent.note("Registration", [f"Registered for {m['session']}; fee {s.fee} CNY paid to {s.payee_name}."])
-    m["settled"] = True
-    return [f"Registered you for session {m['session']} and paid the {s.fee} CNY fee once to {s.payee_name}."]
-
-
-def _exam_event(agent: Any):
-    s, m = agent.story, agent.memory
-    if m.get("evt_exam"):
-        return
-    sess = s.session(m["session"])
-    centre = s.centres[sess.centre]
-    found = yield agent.call("maps__search_places", query=centre.name)
-    items = found.get("results", found.get("places", [])) if isinstance(found, dict) else found
-    place = next((x for x in items if x["name"] == centre.name), None)
-    address = centre.address
-    if place:
-        det = yield agent.call("maps__get_place_details", place_id=place["place_id"])
-        address = det.get("formatted_address") or det.get("formatted") or det.get("address") or address
-    start = s.at(sess.day, sess.checkin.hour, sess.checkin.minute)
-    made = yield agent.call(
-        "calendar__create_event",
-        summary=agent.t(f"{s.short} test ({sess.code})"),
-        start=start.isoformat(),
-        end=(start + timedelta(hours=4)).isoformat(),
-        location=address,
-    )
-    m["evt_exam"] = made["event_id"]
-    m["address"] = address
-
-
-def confirm(agent: Any, event_text: str):
-    if not agent.fresh():
-        return []
-    s, m = agent.story, agent.memory
-    yield from _exam_event(agent)
-    sess = s.session(m["session"])
-    return [
-        f"Confirmed: the test is on {sess.day.isoformat()}, check-in {_fmt_t(sess.checkin)} at {m['address']}; it is in your calendar."
-    ]
-
-
-def _busy(agent: Any, listed: Any) -> list[tuple[datetime, datetime, str]]:
-    items = listed.get("events", listed) if isinstance(listed, dict) else listed
-    out = []
-    for e in items:
-        a = state.when(e["start"]["dateTime"] if isinstance(e["start"], dict) else e["start"], TZ)
-        z = state.when(e["end"]["dateTime"] if isinstance(e["end"], dict) else e["end"], TZ)
-        if a and z:
-            out.append((a, z, e["event_id"]))
-    return out
-
-
-def _list(agent: Any):
-    s = agent.story
-    got = yield agent.call(
-        "calendar__list_events",
-        time_min=s.kickoff.isoformat(),
-        time_max=s.at(s.exam_day + timedelta(days=3), 0).isoformat(),
-        max_results=200,
-    )
-    return _busy(agent, got)
-
-
-def plan_mocks(agent: Any, event_text: str):
-    if not agent.fresh() and not agent.memory.get("mocks"):
-        return []
-    s, m = agent.story, agent.memory
-    if not m.get("mocks"):
-        busy = yield from _list(agent)
-        spans = [(a, z) for a, z, _ in busy]
-        days = free_weekends(s, spans)
-        pick = days[agent.rank : agent.rank + 3] if len(days) >= agent.rank + 3 else days[:3]
-        m["mocks"] = {}
-        for i, d in enumerate(pick):
-            a = mock_slot(s, d, spans)
-            made = yield agent.call(
-                "calendar__create_event",
-                summary=agent.t(f"Mock test {i + 1} ({s.short}, full paper)"),
-                start=a.isoformat(),
-                end=(a + timedelta(hours=3)).isoformat(),
-            )
-            m["mocks"][made["event_id"]] = a
-    dates = [a.date().isoformat() for a in sorted(m["mocks"].values())]
-    target = s.fmt(m.get("need", s.minimum))
-    yield from agent.note(
-        "Study plan: mock tests", [f"Target: {target} overall.", "Mock tests on " + ", ".join(dates) + "."]
-    )
-    return [
-        f"Three mock tests are in your calendar: {', '.join(dates)} (weekends, 3 hours each). The plan is in your notes."
-    ]
-
-
-def fix_mocks(agent: Any):
-    s, m = agent.story, agent.memory
-    busy = yield from _list(agent)
-    mine = set(m.get("mocks", {}))
-    others = [(a, z) for a, z, i in busy if i not in mine]
-    out = []
-    for eid, a in sorted(m.get("mocks", {}).items(), key=lambda x: x[1]):
-        z = a + timedelta(hours=3)
-        clash = next(((x, y) for x, y in others if x < z and a < y), None)
-        if clash is None:
-            continue
-        used = {b.date() for b in m["mocks"].values()}
-        day = next(d for d in free_weekends(s, others) if d not in used)
-        new = mock_slot(s, day, others)
-        new_id = yield from agent.move_event(eid, new.isoformat(), (new + timedelta(hours=3)).isoformat())
-        del m["mocks"][eid]
-        m["mocks"][new_id] = new
-        out.append(
-            f"A family event on {clash[0].date().isoformat()} clashed with a mock test; I moved it to {day.isoformat()}."
-        )
-    if out:
-        dates = [x.date().isoformat() for x in sorted(m["mocks"].values())]
-        yield from agent.note("Study plan: mock tests (updated)", ["Mock tests on " + ", ".join(dates) + "."])
-    return out
 
 
 def validity(agent: Any, event_text: str):
@@ -1466,17 +1223,10 @@ def validity(agent: Any, event_text: str):
     ]
 
 
-def _checkin(agent: Any) -> datetime:
-    s, m = agent.story, agent.memory
-    sess = s.session(m["session"])
-    at = s.at(sess.day, sess.checkin.hour, sess.checkin.minute)
-    return at - timedelta(minutes=s.move_minutes) if m.get("moved") else at
-
-
 def _book(agent: Any):
     s, m = agent.story, agent.memory
     found = yield agent.call("rail_booking__search_trains", origin=s.home, dest=s.city, date=s.exam_day.isoformat())
-    checkin = _checkin(agent)
+    checkin = es.checkin(agent)
     rows = [
         o for o in found["offers"]
         if o.get("bookable", True) and o["adult_seats_remaining"] > 0
@@ -1528,7 +1278,7 @@ def follow_move(agent: Any):
     centre = s.centres[s.moved_to]
     found = yield agent.call("maps__search_places", query=centre.name)
     del found
-    checkin = _checkin(agent)
+    checkin = es.checkin(agent)
     new_id = yield from agent.move_event(m["evt_exam"], checkin.isoformat(), (checkin + timedelta(hours=4)).isoformat())
     yield agent.call("calendar__update_event", event_id=new_id, location=centre.address)
     m["evt_exam"], m["address"] = new_id, centre.address
@@ -1578,55 +1328,11 @@ def timetable(agent: Any, event_text: str):
     return [f"Timetable change: your train {tr['no']} now leaves at {tr['dep'][11:16]}. I moved the calendar entry."]
 
 
-def results_plan(agent: Any, event_text: str):
-    s, m = agent.story, agent.memory
-    sess = s.session(m["session"])
-    start = s.at(sess.results, 9)
-    yield agent.call(
-        "calendar__create_event",
-        summary=agent.t(f"{s.short} results ({sess.code})"),
-        start=start.isoformat(),
-        end=(start + timedelta(minutes=30)).isoformat(),
-    )
-    return [f"Your results come out on {sess.results.isoformat()}; it is in your calendar."]
-
-
 def spent(agent: Any, event_text: str):
     s, m = agent.story, agent.memory
     total = s.fee + (m["train"]["fare"] if "train" in m else 0)
     return [f"So far: {total:,.2f} CNY (fee {s.fee} CNY plus the train)."]
     yield
-
-
-def review(agent: Any, event_text: str):
-    if agent.fresh():
-        yield agent.call("email__get_emails", folder="INBOX")
-    return []
-
-
-def log_score(i: int) -> Any:
-    def step(agent: Any, event_text: str):
-        s = agent.story
-        yield from agent.note(f"Mock score {i + 1}", [f"Mock test score: {s.fmt(s.mock_scores[i])} overall."])
-        return [f"Logged the mock score ({s.fmt(s.mock_scores[i])})."]
-
-    return step
-
-
-def ticket(agent: Any, event_text: str):
-    if not agent.fresh():
-        return []
-    s = agent.story
-    adm = s.extras["admission"]
-    found = yield agent.call("email__search_emails", query=adm, folder="INBOX")
-    mail = next(iter(found.get("emails", [])), None)
-    if mail is None:
-        return []
-    yield from agent.relay(mail, s.print_addr, f"Please print: admission ticket {adm}.")
-    yield from agent.note(
-        "Admission ticket", [f"Admission ticket {adm} (room {s.extras['room']}, seat {s.extras['seat']})."]
-    )
-    return [f"Your admission ticket {adm} arrived; I forwarded it to your print inbox and saved the number."]
 
 
 def eve(agent: Any, event_text: str):
@@ -1635,7 +1341,7 @@ def eve(agent: Any, event_text: str):
         return []
     tr = m["train"]
     return [
-        f"Leave on {tr['no']} at {tr['dep'][11:16]} from {s.home_station}. The test is at {m['address']}; check-in {_checkin(agent).strftime('%H:%M')}."
+        f"Leave on {tr['no']} at {tr['dep'][11:16]} from {s.home_station}. The test is at {m['address']}; check-in {es.checkin(agent).strftime('%H:%M')}."
     ]
     yield
 
