@@ -36,6 +36,7 @@ from datetime import date, datetime, time, timedelta
 from typing import Any
 
 from vibelife_env.checks import state, text
+from vibelife_env.probes.agent import PlanAgent
 from vibelife_env.probes.base import Probe, Slot
 from vibelife_env.probes.bills import insert_mail, money, mutation, notify, q, turn
 from vibelife_env.probes.money import MoneyStory
@@ -1283,3 +1284,170 @@ def book_visit_now(agent: Any):
                 return [agent.memory["visit"]]
         day += timedelta(days=1)
     return []
+
+
+# ================================================================== the agent
+class PurchaseAgent(PlanAgent):
+    """A purchase family's reference policy: the plan agent plus catalogue reads, the ledger and deliveries.
+
+    Hooks the variants use: ``rank`` (``OtherChoices`` proposes the second valid model and another
+    delivery window), ``hold_first`` (``Earlier`` checks the courier's slot against the calendar as
+    soon as the order ships), ``move_event``/``note``/``respond`` (inherited paths).
+    """
+
+    def _run(self, event_id: str, text_: str):
+        m = re.search(r"@ (\d{4}-\d{2}-\d{2})T", text_)
+        if m:
+            self.memory["today"] = m.group(1)
+        return (yield from super()._run(event_id, text_))
+
+    def today(self) -> str:
+        """The date of the event being handled."""
+        return str(self.memory.get("today", self.story.kickoff.date().isoformat()))
+
+    def log(self, what: str, ref: str, amount: float) -> None:
+        """An action row (disputes, transfers)."""
+        self.memory.setdefault("actions", []).append([self.today(), what, ref, amount])
+
+    def write_ledger(self) -> dict[str, Any]:
+        """Rewrite ledger.md from memory."""
+        rows = self.memory.get("rows", [])
+        lines = [
+            "# Purchase ledger (CNY)",
+            "",
+            "| date | item | reference | amount_cny | status |",
+            "|---|---|---|---|---|",
+        ]
+        lines += [f"| {d} | {self.t(i)} | {r} | {a:.2f} | committed |" for d, i, r, a in rows]
+        lines += [f"| {d} | {self.t(i)} | {r} | {a:.2f} | refunded |" for d, i, r, a in self.memory.get("credits", [])]
+        lines += ["", f"**Total committed: {sum(r[3] for r in rows):.2f} CNY**", "", "## Actions", ""]
+        lines += ["| date | action | reference | amount_cny | status |", "|---|---|---|---|---|"]
+        lines += [f"| {d} | {self.t(w)} | {r} | {a:.2f} | done |" for d, w, r, a in self.memory.get("actions", [])]
+        return self.put_ledger("\n".join(lines) + "\n")
+
+    def put_ledger(self, content: str) -> dict[str, Any]:
+        """Store the ledger: the whole file rewritten."""
+        self.memory["ledger_text"] = content
+        return self.call("workspace__write_file", path="ledger.md", content=content)
+
+    # ----------------------------------------------------------------- reads
+    def fault_reports(self):
+        """Per model code, the one- and two-star reviews on the service-centre pages that name it."""
+        s = self.story
+        merchants = yield self.call("review_platform__search_merchants", category="home_service", limit=50)
+        pages = yield self.calls(
+            [("review_platform__list_reviews", {"merchant_id": m["merchant_id"], "limit": 200}) for m in merchants]
+        )
+        bad = [
+            r["body"]
+            for page in pages
+            for r in (page if isinstance(page, list) else page.get("reviews", []))
+            if r["rating"] <= 2
+        ]
+        return {p.code: sum(code_in(p.code, body) for body in bad) for p in s.products}
+
+    def options(self):
+        """Valid models now, cheapest first: ``{price, product_id, sku_id, code, title}``."""
+        s = self.story
+        found = yield self.call("ecommerce__search_products", query=s.extras["query"], limit=50)
+        details = yield self.calls([("ecommerce__get_product", {"product_id": p["product_id"]}) for p in found])
+        faults = yield from self.fault_reports()
+        out = []
+        for d in details:
+            if RECALL_MARK in d.get("description", ""):
+                continue
+            for sku in d.get("skus", []):
+                a = sku.get("attrs", {})
+                code = a.get("model", "")
+                if (
+                    s.meets(a)
+                    and faults.get(code, 0) < 3
+                    and sku["stock"] > 0
+                    and sku["price_minor"] + SHIPPING <= s.budget * 100
+                ):
+                    out.append(
+                        {
+                            "price": sku["price_minor"],
+                            "product_id": d["product_id"],
+                            "sku_id": sku["sku_id"],
+                            "code": code,
+                            "title": d["title"],
+                        }
+                    )
+        return sorted(out, key=lambda o: o["price"])
+
+    def choose(self):
+        """The ``rank``-th valid model (the last when fewer)."""
+        opts = yield from self.options()
+        if not opts:
+            return None
+        pick = opts[min(self.rank, len(opts) - 1)]
+        self.memory["pick"] = pick
+        return pick
+
+    # ------------------------------------------------------------- delivery
+    def fix_delivery(self):
+        """Move the delivery off any clash with the calendar, and keep the calendar's delivery event on it."""
+        s = self.story
+        o = self.memory.get("order")
+        lines: list[str] = []
+        self.memory["delivery_lines"] = lines
+        if not o:
+            return
+        found = yield self.call("delivery_logistics__list_shipments", user_id=s.user_key)
+        ship = found.get("items", []) if isinstance(found, dict) else []
+        if not ship:
+            return
+        tn = ship[0]["tracking_no"]
+        eta = date.fromisoformat(ship[0]["eta_date"][:10])
+        window = self.memory.get("window", "anytime")
+        tz = tz_offset(self)
+        busy = yield self.call(
+            "calendar__list_events",
+            time_min=f"{eta.isoformat()}T00:00:00{tz}",
+            time_max=f"{(eta + timedelta(days=6)).isoformat()}T00:00:00{tz}",
+            max_results=100,
+        )
+        mine = [e for e in busy if not DELIVERY.found_in(f"{e.get('summary', '')} {e.get('description') or ''}")]
+
+        def clash(day: date, win: str) -> bool:
+            lo, hi = WINDOWS[win]
+            a, z = f"{day.isoformat()}T{lo:02d}:00:00{tz}", f"{day.isoformat()}T{hi:02d}:00:00{tz}"
+            za, zz = state.when(a), state.when(z)
+            for e in mine:
+                ea, ez = state.when(e["start"]["dateTime"]), state.when(e["end"]["dateTime"])
+                if ea is not None and ez is not None and za is not None and zz is not None and ea < zz and ez > za:
+                    return True
+            return False
+
+        if not clash(eta, window):
+            return
+        wins = ["afternoon", "evening"] if self.rank == 0 else ["evening", "afternoon"]
+        slot = next(
+            ((eta + timedelta(days=i), w) for i in range(5) for w in wins if not clash(eta + timedelta(days=i), w)),
+            None,
+        )
+        if slot is None:
+            return
+        day, win = slot
+        yield self.call(
+            "delivery_logistics__reschedule_delivery", tracking_no=tn, new_date=day.isoformat(), time_window=win
+        )
+        lo, hi = WINDOWS[win]
+        evt = self.memory.get("delivery_event")
+        start, end = f"{day.isoformat()}T{lo:02d}:00:00{tz}", f"{day.isoformat()}T{hi:02d}:00:00{tz}"
+        if evt:
+            self.memory["delivery_event"] = yield from self.move_event(evt, start, end)
+        lines.append(
+            f"The courier's slot ({eta.isoformat()}, {window}) clashes with your calendar, so I moved the delivery to "
+            f"{day.isoformat()} ({win})."
+        )
+
+
+class PurchaseOtherPath(PurchaseAgent):
+    """Edits the ledger in place (``workspace__edit_file``) instead of rewriting it."""
+
+    def put_ledger(self, content: str) -> dict[str, Any]:
+        old = self.memory.get("ledger_text") or self.story.extras["initial_files"]["ledger.md"]
+        self.memory["ledger_text"] = content
+        return self.call("workspace__edit_file", path="ledger.md", old_text=old, new_text=content)
