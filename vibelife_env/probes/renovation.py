@@ -577,10 +577,12 @@ class StockOut(RenoProbe):
     name = "stock_out"
     phase = "pre"
     constraints: tuple[str, ...] = ("out_of_stock",)
+    #: the catalogue categories one of which sells out.
+    cats: tuple[str, ...] = ("hob", "worktop")
 
     def slots(self, story: RenoStory, window: tuple[datetime, datetime]) -> list[Slot]:
         at = between(self.rng, *window)
-        self.cat = self._pick(["hob", "worktop"])
+        self.cat = self._pick(list(self.cats))
         self.constraints = (f"out_of_stock:{self.cat}",)
         return [
             Slot(
@@ -769,7 +771,7 @@ class FailedInspection(RenoProbe):
     calendar, two that work."""
 
     name = "failed_inspection"
-    constraints = ("reinspection_slot",)
+    constraints: tuple[str, ...] = ("reinspection_slot",)
     message_id = "<result@district-housing.example>"
 
     def prepare(self, story: RenoStory) -> None:
