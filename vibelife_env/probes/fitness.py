@@ -580,6 +580,22 @@ HEALTH = {
 }
 
 
+_HOURS_MINUTES = re.compile(
+    r"(?<![\d.])(?P<h>\d{1,2})\s*(?:h|hrs?|hours?|小时|個小時|个小时)\s*(?:and\s*)?(?P<m>\d{1,2})\s*(?:m|min|mins|minutes?|分钟?|分鐘)?(?![\d])",
+    re.IGNORECASE,
+)
+
+
+def sleep_minutes(reply: str) -> set[int]:
+    """Sleep lengths written as hours and minutes (``3 h 45 min``, ``3 hours 45``, ``3小时45分``), in
+    minutes; the text library's durations leave hours and minutes out on purpose.
+
+    >>> sorted(sleep_minutes("You slept 3 h 45 min, and 4 hours 5 minutes before."))
+    [225, 245]
+    """
+    return {int(m["h"]) * 60 + int(m["m"]) for m in _HOURS_MINUTES.finditer(reply) if int(m["m"]) < 60}
+
+
 class HealthFlag(RaceProbe):
     """A morning reading out of the stated range: cancel the next session, inform, suggest a doctor."""
 
@@ -647,7 +663,7 @@ class HealthFlag(RaceProbe):
         def told(ctx: Any) -> bool:
             reply = ctx.reply(st)
             said = text.mentions_amount(reply, self.value) or (
-                self.kind == "short_sleep" and text.mentions_duration(reply, self.value, "minute")
+                self.kind == "short_sleep" and round(self.value) in sleep_minutes(reply)
             )
             return said and DOCTOR.found_in(reply)
 
