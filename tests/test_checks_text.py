@@ -164,6 +164,8 @@ def test_mentions_any_date():
         ("凌晨2点", time(2, 0)),
         ("5点前到", time(5, 0)),
         ("十二点", time(12, 0)),
+        ("on 2026-04-23 18:20: appealed", time(18, 20)),  # a colon as punctuation after the time
+        ("18:20:30", time(18, 20)),
     ],
 )
 def test_find_times_reads_every_listed_form(text, expected):
@@ -178,6 +180,7 @@ def test_find_times_reads_every_listed_form(text, expected):
         "5 o'clock",
         "24:00",
         "3:2",
+        "12:30:5",
         "within 12h",
         "in 24h",
         "afternoon tea",

@@ -37,7 +37,7 @@ _CN_PERIOD = r"(?P<period>凌晨|半夜|清晨|早上|早晨|上午|中午|午�
 _CN_NUM = "零一二两三四五六七八九十"
 
 _CLOCK = re.compile(
-    rf"(?:{_CN_PERIOD}\s*)?(?<![\d:.])(?P<h>[01]?\d|2[0-3]):(?P<m>[0-5]\d)(?::[0-5]\d)?(?![\d:])(?:\s*{_AMPM})?",
+    rf"(?:{_CN_PERIOD}\s*)?(?<![\d:.])(?P<h>[01]?\d|2[0-3]):(?P<m>[0-5]\d)(?::[0-5]\d)?(?!\d|:\d)(?:\s*{_AMPM})?",
     re.IGNORECASE,
 )
 _HOUR_AMPM = re.compile(rf"(?<![\d:.,])(?P<h>1[0-2]|0?[1-9])\s*{_AMPM}", re.IGNORECASE)
