@@ -192,7 +192,9 @@ def exam_event(agent: Any):
     sess = s.session(m["session"])
     centre = s.centres[sess.centre]
     found = yield agent.call("maps__search_places", query=centre.name)
-    items: list[dict[str, Any]] = found.get("results", found.get("places", [])) if isinstance(found, dict) else found
+    items: list[dict[str, Any]] = (
+        found.get("results", found.get("places")) if isinstance(found, dict) else found
+    ) or []
     place = next((x for x in items if x["name"] == centre.name), None)
     address = centre.address
     if place:
