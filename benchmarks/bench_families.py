@@ -4,6 +4,7 @@
     python benchmarks/bench_families.py --seeds 0:500 --family VibeLife-travel-city-break-v0
     python benchmarks/bench_families.py --seeds 0:0          # generation, memory, test instances only
     python benchmarks/bench_families.py --no-gates           # generation and memory only
+    python benchmarks/bench_families.py --domain litigation --seeds 0:20 --workers 2
 
 Reports per family: median and max time to generate an instance (target <= 50 ms; the
 seeded database images are built lazily at the first reset and timed separately), memory
@@ -18,6 +19,7 @@ import gc
 import statistics
 import time
 import tracemalloc
+from concurrent.futures import ProcessPoolExecutor
 
 import gymnasium as gym
 
@@ -52,13 +54,26 @@ def _memory_per_instance(family, n: int = 20) -> float:
     return (after - before) / n / 1e6
 
 
+def _validate(job: tuple[str, str, int]) -> tuple[bool, str]:
+    """One instance's gates (in a worker process): whether all pass, and the first problem."""
+    env_id, split, index = job
+    v = validate_env(env_id, env_kwargs={"split": split, "instance": index})
+    return v.ok, "" if v.ok else f"{v.env_id}: {v.problems[0][:160]}"
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--family", action="append", default=None, help="a family env id (default: all)")
     parser.add_argument("--seeds", default="0:200", help="train seeds A:B to validate")
+    parser.add_argument("--domain", action="append", default=None, help="only the families of this domain")
     parser.add_argument("--no-gates", action="store_true", help="measure generation and memory only")
+    parser.add_argument("--workers", type=int, default=1, help="processes validating instances in parallel")
     args = parser.parse_args()
     ids = args.family or [i for i in vibelife_env.registered_ids() if "family_dir" in gym.registry[i].kwargs]
+    if args.domain:
+        ids = [i for i in ids if load_family(gym.registry[i].kwargs["family_dir"]).domain in args.domain]
+    pool = ProcessPoolExecutor(args.workers) if args.workers > 1 else None
+    totals = [0, 0]
     a, b = (int(x) for x in args.seeds.split(":"))
     for env_id in ids:
         family = load_family(gym.registry[env_id].kwargs["family_dir"])
@@ -71,15 +86,21 @@ def main() -> None:
         if args.no_gates:
             continue
         t = time.perf_counter()
-        tests = [validate_env(env_id, env_kwargs={"split": "test", "instance": k}) for k in range(TEST_INSTANCES)]
-        trains = [validate_env(env_id, env_kwargs={"split": "train", "instance": s}) for s in range(a, b)]
+        jobs = [(env_id, "test", k) for k in range(TEST_INSTANCES)] + [(env_id, "train", s) for s in range(a, b)]
+        results = list(pool.map(_validate, jobs) if pool else map(_validate, jobs))
+        tests, trains = results[:TEST_INSTANCES], results[TEST_INSTANCES:]
         took = time.perf_counter() - t
-        print(f"  test instances passing every gate: {sum(v.ok for v in tests)}/{len(tests)}")
+        print(f"  test instances passing every gate: {sum(ok for ok, _ in tests)}/{len(tests)}")
         if trains:
-            print(f"  train seeds {a}:{b} passing every gate: {sum(v.ok for v in trains)}/{len(trains)} ({took:.0f} s)")
-        for v in tests + trains:
-            if not v.ok:
-                print(f"    {v.env_id}: {v.problems[0][:160]}")
+            passed = sum(ok for ok, _ in trains)
+            totals[0] += passed
+            totals[1] += len(trains)
+            print(f"  train seeds {a}:{b} passing every gate: {passed}/{len(trains)} ({took:.0f} s)")
+        for ok, why in results:
+            if not ok:
+                print(f"    {why}")
+    if totals[1]:
+        print(f"train seeds passing every gate over {len(ids)} families: {totals[0]}/{totals[1]}")
 
 
 if __name__ == "__main__":
