@@ -66,6 +66,7 @@ class Contractor:
     rating: float
     flagged: bool
     role: str
+    insured: bool = True
 
     @property
     def merchant_id(self) -> str:
