@@ -18,3 +18,11 @@ def ray_session() -> Iterator[None]:
     yield
     if started:
         ray.shutdown()
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Under pytest-xdist (``--dist loadgroup``) every test of this folder runs on one worker,
+    so one local Ray serves them all instead of one per worker."""
+    for item in items:
+        if "tests/ray/" in item.nodeid:
+            item.add_marker(pytest.mark.xdist_group("ray"))
