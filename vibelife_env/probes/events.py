@@ -19,14 +19,17 @@ from typing import Any
 def q(value: Any) -> str:
     """A SQL literal: ``NULL``, a number (a bool as 0/1), or a quoted string.
 
-    >>> q("it's"), q(None), q(True), q(2.5)
-    ("'it''s'", 'NULL', '1', '2.5')
+    >>> import numpy as np
+    >>> q("it's"), q(None), q(True), q(2.5), q(np.float64(2.5))
+    ("'it''s'", 'NULL', '1', '2.5', '2.5')
     """
     if value is None:
         return "NULL"
     if isinstance(value, bool):
         return str(int(value))
-    if isinstance(value, (int, float)):
+    if isinstance(value, float):  # numpy floats too (their repr names the type)
+        return repr(float(value))
+    if isinstance(value, int):
         return repr(value)
     return "'" + str(value).replace("'", "''") + "'"
 
