@@ -753,3 +753,26 @@ def test_a_list_bullet_is_not_a_minus_sign():
     assert find_amounts("- 4 one-star reviews") == [4]
     assert find_amounts("Ledger:\n- 1,200 CNY hotel\n  - 300 CNY train") == [1200, 300]
     assert find_amounts("refund -120 CNY; balance: - 50 CNY\n-300 CNY") == [-120, -50, -300]
+
+
+def test_pick_spans_keeps_the_first_listed_of_overlapping_candidates_like_a_pairwise_scan():
+    """The span picker (fast on stuffed texts with thousands of candidates) keeps exactly what
+    comparing every candidate with every kept one keeps, in the same order."""
+    import random
+
+    from vibelife_env.checks.text._norm import pick_spans
+
+    def pairwise(candidates):
+        kept = []
+        for start, end, payload in candidates:
+            if all(end <= s or start >= e for s, e, _ in kept):
+                kept.append((start, end, payload))
+        return sorted(kept, key=lambda c: c[0])
+
+    rng = random.Random(7)
+    for _ in range(3000):
+        candidates = []
+        for k in range(rng.randint(0, 14)):
+            a = rng.randint(0, 30)
+            candidates.append((a, a + rng.randint(0, 6), k))
+        assert pick_spans(candidates) == pairwise(candidates)

@@ -8,6 +8,7 @@ signs are their ASCII counterparts. Positions (spans) are positions in the prepp
 
 from __future__ import annotations
 
+import bisect
 import re
 import unicodedata
 from collections.abc import Iterable
@@ -160,11 +161,27 @@ def pick_spans(candidates: Iterable[tuple[int, int, T]]) -> list[tuple[int, int,
     Returns:
         The kept triples, sorted by start.
     """
-    kept: list[tuple[int, int, T]] = []
+    kept: list[tuple[int, int, T]] = []  # sorted by start; spans that do not overlap
+    starts: list[int] = []
     for start, end, payload in candidates:
-        if all(end <= s or start >= e for s, e, _ in kept):
-            kept.append((start, end, payload))
-    return sorted(kept, key=lambda c: c[0])
+        i = bisect.bisect_left(starts, start)
+        j = i  # kept spans starting at or after ``start``: those that begin before ``end`` may overlap
+        clash = False
+        while j < len(kept) and kept[j][0] < end and not clash:
+            clash = start < kept[j][1]
+            j += 1
+        j = i - 1  # earlier spans: the nearest non-empty one ends last (they do not overlap)
+        while j >= 0 and not clash:
+            s, e, _ = kept[j]
+            clash = start < e
+            if e > s:
+                break
+            j -= 1
+        if not clash:  # after kept spans with the same start, as a stable sort by start would
+            at = bisect.bisect_right(starts, start)
+            kept.insert(at, (start, end, payload))
+            starts.insert(at, start)
+    return kept
 
 
 def overlaps(span: Span, spans: Iterable[Span]) -> bool:

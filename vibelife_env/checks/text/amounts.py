@@ -47,6 +47,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from decimal import Decimal, InvalidOperation
+from functools import lru_cache
 
 from vibelife_env.checks.text._norm import CJK_CHARS, CN_NUMERAL_CHARS, Span, cn_int, ends_with, prep
 from vibelife_env.checks.text.dates import date_like_spans
@@ -149,7 +150,8 @@ def _value(m: re.Match[str], bullet: bool = False) -> Decimal:
     return -value if ((m["neg_a"] and not bullet) or m["neg_b"]) else value
 
 
-def _scan(prepped: str) -> list[tuple[int, Decimal, bool]]:
+@lru_cache(maxsize=512)  # checks of one episode read the same replies and files many times
+def _scan(prepped: str) -> tuple[tuple[int, Decimal, bool], ...]:
     """``(position, value, written as money)`` of every amount in prepped text."""
     masked = _masked(prepped)
     found: list[tuple[int, Decimal, bool]] = []
@@ -161,7 +163,7 @@ def _scan(prepped: str) -> list[tuple[int, Decimal, bool]]:
         value = cn_int(m["cn"])
         if value and m["cn"][0] in "一二两兩三四五六七八九十廿卅":
             found.append((m.start(), Decimal(value), True))
-    return sorted(found, key=lambda item: item[0])
+    return tuple(sorted(found, key=lambda item: item[0]))
 
 
 def find_amounts(text: str, *, money_only: bool = False) -> list[Decimal]:

@@ -29,6 +29,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from datetime import date
+from functools import lru_cache
 
 from vibelife_env.checks.text._norm import CN_DIGIT_CHARS, Span, cn_int, pick_spans, prep
 
@@ -90,20 +91,21 @@ def _parts(match: re.Match[str]) -> list[DateParts]:
     return [(year, month, cn_int(day) or 0) for day in days if day]
 
 
-def scan_dates(prepped: str) -> list[tuple[int, int, list[DateParts]]]:
+@lru_cache(maxsize=512)  # checks of one episode read the same replies and files many times
+def scan_dates(prepped: str) -> tuple[tuple[int, int, tuple[DateParts, ...]], ...]:
     """Every date-shaped match of prepped text as ``(start, end, [(year, month, day), ...])``.
 
     A range (``8-10 May``) names two days. The parts are not validated (``Feb 30`` is kept);
     overlapping matches are resolved in favour of the more specific form (ISO, then Chinese,
     then day-month, then month-day).
     """
-    candidates: list[tuple[int, int, list[DateParts]]] = []
+    candidates: list[tuple[int, int, tuple[DateParts, ...]]] = []
     for form in _FORMS:
         for match in form.finditer(prepped):
             parts = _parts(match)
             if parts:
-                candidates.append((match.start(), match.end(), parts))
-    return pick_spans(candidates)
+                candidates.append((match.start(), match.end(), tuple(parts)))
+    return tuple(pick_spans(candidates))
 
 
 def date_like_spans(prepped: str) -> list[Span]:

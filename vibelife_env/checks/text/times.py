@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import re
 from datetime import time
+from functools import lru_cache
 
 from vibelife_env.checks.text._norm import Span, cn_int, ends_with, pick_spans, prep
 
@@ -134,7 +135,8 @@ _FORMS = (
 )
 
 
-def scan_times(prepped: str) -> list[tuple[int, int, time]]:
+@lru_cache(maxsize=512)  # checks of one episode read the same replies and files many times
+def scan_times(prepped: str) -> tuple[tuple[int, int, time], ...]:
     """Every time-of-day match of prepped text as ``(start, end, time)``, in text order."""
     candidates: list[tuple[int, int, time]] = []
     for pattern, read in _FORMS:
@@ -143,7 +145,7 @@ def scan_times(prepped: str) -> list[tuple[int, int, time]]:
             if parts is None or not (0 <= parts[0] <= 23 and 0 <= parts[1] <= 59):
                 continue
             candidates.append((match.start(), match.end(), time(*parts)))
-    return pick_spans(candidates)
+    return tuple(pick_spans(candidates))
 
 
 def time_spans(prepped: str) -> list[Span]:
