@@ -30,6 +30,7 @@ Probes:
 
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import dataclass, field
 from datetime import date, datetime, time, timedelta
@@ -1284,6 +1285,101 @@ def book_visit_now(agent: Any):
                 return [agent.memory["visit"]]
         day += timedelta(days=1)
     return []
+
+
+# ==================================================================== world scripts
+def add_world_scripts(b: Any, s: PurchaseStory) -> None:
+    """The purchase families' world scripts: the card charge of the live order, its shipment
+    with the courier's plan, and the facts the courier's and shop's messages quote (all read
+    from what the agent ordered)."""
+
+    def card_charge(ctx: Any) -> None:
+        live = [o for o in live_orders(ctx, s) if by_card(o["payment_method"])]
+        if live:
+            card_post(ctx, s, "tx_order_a", int(live[0]["total_minor"]), SHOP)
+
+    def ship(ctx: Any) -> None:
+        live = live_orders(ctx, s)
+        if not live:
+            return
+        o = live[0]
+        dl = ctx.world.services["delivery_logistics"]
+        addr = {
+            "recipient": s.name,
+            "phone": "13800004417",
+            "province": s.city,
+            "city": s.city,
+            "district": "Central",
+            "detail": "Flat 1202, 88 Garden Road",
+        }
+        wh = {
+            "recipient": f"{SHOP} warehouse",
+            "phone": "4006065500",
+            "province": "Jiangsu",
+            "city": "Kunshan",
+            "district": "Hub",
+            "detail": "Warehouse 3",
+        }
+        now = ctx.now.isoformat()
+        dl.execute(
+            "INSERT INTO shipments (shipment_id, user_id, tracking_no, carrier, service_level, status, sender_json, "
+            "recipient_json, weight_kg, declared_value_minor, fee_minor, created_at, eta_date, updated_at) VALUES "
+            "('ship_00000001', ?, ?, 'JD Logistics', 'Large items', 'in_transit', ?, ?, 60, ?, 0, ?, ?, ?)",
+            (
+                s.user_key,
+                o["tracking_no"],
+                json.dumps(wh),
+                json.dumps(addr),
+                int(o["total_minor"]),
+                now,
+                s.extras["eta"].isoformat(),
+                now,
+            ),
+        )
+        dl.execute(
+            "INSERT INTO _courier_plan (shipment_id, pickup_at, time_window) VALUES ('ship_00000001', ?, ?)",
+            ((ctx.now - timedelta(hours=6)).isoformat(), s.extras["window"]),
+        )
+
+    def ship_facts(ctx: Any) -> dict[str, str]:
+        rows = ctx.sql(
+            "delivery_logistics", "SELECT tracking_no, eta_date FROM shipments WHERE user_id = ?", (s.user_key,)
+        )
+        if not rows:
+            return {"courier": "-", "tracking": "(no order found)", "eta": "-", "window": "-"}
+        return {
+            "courier": "JD Logistics",
+            "tracking": rows[0]["tracking_no"],
+            "eta": rows[0]["eta_date"],
+            "window": s.extras["window"],
+        }
+
+    def courier_facts(ctx: Any) -> dict[str, str]:
+        slot = shipment_slot(ctx, s)
+        day, win = slot if slot else (s.extras["eta"], s.extras["window"])
+        return {"item": s.item if s.lang == "en" else s.item_zh, "eta": day.isoformat(), "window": win}
+
+    def status_facts(ctx: Any) -> dict[str, str]:
+        rows = ctx.sql(
+            "delivery_logistics",
+            "SELECT tracking_no, status, eta_date FROM shipments WHERE user_id = ?",
+            (s.user_key,),
+        )
+        if not rows:
+            return {"tracking": "-", "status": s.say("no parcel on record", "没有包裹记录")}
+        r = rows[0]
+        return {
+            "tracking": r["tracking_no"],
+            "status": s.say(
+                f"{r['status']}, delivery date {r['eta_date']}", f"{r['status']}，送达日期 {r['eta_date']}"
+            ),
+        }
+
+    b.callable("purchase_status_facts", status_facts)
+    b.callable("purchase_card_charge", card_charge)
+    b.callable("purchase_ship", ship)
+    b.callable("purchase_ship_facts", ship_facts)
+    b.callable("purchase_courier_facts", courier_facts)
 
 
 # ================================================================== the agent
