@@ -119,6 +119,13 @@ def shared_slots(groups: list[list[Slot]]) -> set[str]:
     return {slot.key for group in groups if len(group) > 1 for slot in group}
 
 
+def stage_windows(groups: list[list[Slot]]) -> dict[str, tuple[datetime, datetime]]:
+    """Per slot key: when its stage opens and when the stage's last event lands."""
+    return {
+        slot.key: (group[0].when, max(e["time"] for x in group for e in x.events)) for group in groups for slot in group
+    }
+
+
 def add_stages(b: TaskBuilder, groups: list[list[Slot]]) -> dict[str, list[Step]]:
     """Add every group's events to the builder as one stage each, in order, and return the
     oracle's steps by event id (the steps of slots that share an event id are chained)."""

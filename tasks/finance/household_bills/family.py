@@ -33,7 +33,7 @@ from vibelife_env.families import Family, InstanceKey, InstanceProfile, TaskBuil
 from vibelife_env.probes import bills as B
 from vibelife_env.probes import ledger, money
 from vibelife_env.probes.agent import PlanAgent, oracle_family
-from vibelife_env.probes.base import Probe, Slot, add_stages, shared_slots, stage_groups, stage_index
+from vibelife_env.probes.base import Probe, Slot, add_stages, shared_slots, stage_groups, stage_index, stage_windows
 from vibelife_env.task.loader import Task
 
 GIVEN = [
@@ -364,11 +364,7 @@ class HouseholdBills(Family):
         groups = stage_groups(slots)
         stage_of = stage_index(groups)
         shared = shared_slots(groups)
-        times = {
-            slot.key: (group[0].when, max(e["time"] for s in group for e in s.events))
-            for group in groups
-            for slot in group
-        }
+        times = stage_windows(groups)
         steps = add_stages(b, groups)
         self._checks(b, story, stage_of, shared, times)
         for p in probes:

@@ -40,7 +40,7 @@ from vibelife_env.probes import shopping as S
 from vibelife_env.probes.agent import oracle_family
 from vibelife_env.probes.agent import para as agent_para
 from vibelife_env.probes.agent import title as agent_title
-from vibelife_env.probes.base import Probe, Slot, add_stages, shared_slots, stage_groups, stage_index
+from vibelife_env.probes.base import Probe, Slot, add_stages, shared_slots, stage_groups, stage_index, stage_windows
 from vibelife_env.task.loader import Task
 
 GIVEN_ZH = ["Wei", "Na", "Jie", "Min", "Hao", "Lan", "Yu", "Ting", "Qiang", "Fang", "Lei", "Xin"]
@@ -299,11 +299,7 @@ class ChildSafety(Family):
         groups = stage_groups(slots)
         stage_of = stage_index(groups)
         shared = shared_slots(groups)
-        times = {
-            slot.key: (group[0].when, max(e["time"] for x in group for e in x.events))
-            for group in groups
-            for slot in group
-        }
+        times = stage_windows(groups)
         steps = add_stages(b, groups)
         self._checks(b, story, stage_of, shared, times)
         for p in probes:
