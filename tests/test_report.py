@@ -19,7 +19,16 @@ LONG_ID = "s07_bilingual_letter_requested_from_the_embassy_before_the_visa_inter
 
 def _result(passed: bool) -> EpisodeResult:
     checks = [
-        {"id": LONG_ID, "tier": "stage", "stage": 1, "weight": 2.0, "passed": passed, "error": ""},
+        {
+            "id": LONG_ID,
+            "tier": "stage",
+            "stage": 1,
+            "weight": 2.0,
+            "passed": passed,
+            "error": "",
+            "description": "A letter was asked for.",
+            "reason": "" if passed else "no mail went to the embassy",
+        },
         {"id": "f_end", "tier": "final", "stage": None, "weight": 1.0, "passed": False, "error": ""},
     ]
     return EpisodeResult("t/a", "agent", 0, 0.0, checks=checks, turn_stages=[0, 0, 1, 1, 2])
@@ -27,7 +36,8 @@ def _result(passed: bool) -> EpisodeResult:
 
 def test_long_check_ids_are_table_text_not_clipped_svg() -> None:
     page = render_html([summarize([_result(False), _result(True)])], "t", attempts=2)
-    assert f'<td class="id">{LONG_ID}</td>' in page  # laid out by the browser, wraps if needed
+    assert f'<td class="id" title="A letter was asked for.">{LONG_ID}</td>' in page  # laid out by the browser
+    assert "fail because no mail went to the embassy" in page  # the reason is on the failed cell
     assert "max-width:1200px" not in page and "overflow-wrap:anywhere" in page
     cells = re.findall(r'<td class="cell (\w+)"', page)
     assert cells == ["fail", "pass", "fail", "fail"]
@@ -64,6 +74,7 @@ def test_transcript_page_anchors_each_turn() -> None:
     page = render_transcript(row, "a run")
     assert all(f'id="turn-{i}"' in page for i in range(5))
     assert 'href="#turn-2"' in page and "Turn 2 · stage 1" in page
+    assert "A letter was asked for." in page and "why: no mail went to the embassy" in page
 
 
 def test_eval_report_links_failed_checks_to_transcript_turns(tmp_path: Path) -> None:
@@ -78,6 +89,8 @@ def test_eval_report_links_failed_checks_to_transcript_turns(tmp_path: Path) -> 
     href, turn, tip = next(x for x in links if x[2].startswith("s1_calendar_follows_silent_move / stale"))
     transcript = (out / href).read_text()
     assert f'<h2 class="turn" id="turn-{turn}">Turn {turn} · stage 1</h2>' in transcript
+    assert " because " in tip  # every failed cell says why
+    assert transcript.count('<span class="why">why: ') == transcript.count("<li><code>")
     report = json.loads((out / "report.json").read_text())
     assert report["agents"][0]["tasks"]["demo/errands"]["transcripts"] == [href]
 

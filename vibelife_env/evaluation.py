@@ -211,24 +211,36 @@ def check_turn(turn_stages: Sequence[int], check: Mapping[str, Any]) -> int | No
 
 
 def check_grid(results: Sequence[EpisodeResult]) -> list[dict[str, Any]]:
-    """One row per check (timeline order): its tier, stage, weight, and per run its pass
-    flag (``runs``; ``None`` when the run has no such check) and, when it failed, the
-    transcript turn to read (``turns``, see :func:`check_turn`)."""
+    """One row per check (timeline order): its tier, stage, weight and description, and per
+    run its pass flag (``runs``; ``None`` when the run has no such check) and, when it
+    failed, the transcript turn to read (``turns``, see :func:`check_turn`) and the reason
+    it gave (``reasons``)."""
     rows: dict[str, dict[str, Any]] = {}
     for i, r in enumerate(results):
         for c in r.checks:
             row = rows.setdefault(
                 c["id"],
-                {"id": c["id"], "tier": c["tier"], "stage": c["stage"], "weight": c["weight"], "runs": {}, "turns": {}},
+                {
+                    "id": c["id"],
+                    "tier": c["tier"],
+                    "stage": c["stage"],
+                    "weight": c["weight"],
+                    "description": c.get("description", ""),
+                    "runs": {},
+                    "turns": {},
+                    "reasons": {},
+                },
             )
             row["runs"][i] = bool(c["passed"])
             if not c["passed"]:
                 row["turns"][i] = check_turn(r.turn_stages, c)
+                row["reasons"][i] = c.get("reason", "") or c.get("error", "")
     return [
         {
             **row,
             "runs": [row["runs"].get(i) for i in range(len(results))],
             "turns": [row["turns"].get(i) for i in range(len(results))],
+            "reasons": [row["reasons"].get(i) for i in range(len(results))],
         }
         for row in sorted(rows.values(), key=_check_order)
     ]

@@ -137,8 +137,10 @@ def check_grid_table(rows: Sequence[Mapping[str, Any]], columns: Sequence[str], 
         where = f"stage {row['stage']}" if row["tier"] == "stage" else row["tier"]
         cells = []
         turns = row.get("turns") or [None] * len(row["runs"])
+        reasons = row.get("reasons") or [None] * len(row["runs"])
         for j, ok in enumerate(row["runs"]):
             tip = f"{row['id']} / {columns[j]}"
+            why = f" because {reasons[j]}" if reasons[j] else ""
             if ok is None:
                 cells.append(f'<td class="cell absent" title="{_e(tip)}: absent">–</td>')
             elif ok:
@@ -146,12 +148,14 @@ def check_grid_table(rows: Sequence[Mapping[str, Any]], columns: Sequence[str], 
             elif links[j] is not None and turns[j] is not None:
                 href = f"{links[j]}#turn-{turns[j]}"
                 cells.append(
-                    f'<td class="cell fail"><a href="{_e(href)}" title="{_e(tip)}: fail; read turn {turns[j]}">✗</a></td>'
+                    f'<td class="cell fail"><a href="{_e(href)}" title="{_e(tip)}: fail{_e(why)}; '
+                    f'read turn {turns[j]}">✗</a></td>'
                 )
             else:
-                cells.append(f'<td class="cell fail" title="{_e(tip)}: fail">✗</td>')
+                cells.append(f'<td class="cell fail" title="{_e(tip)}: fail{_e(why)}">✗</td>')
+        desc = row.get("description", "")
         body.append(
-            f'<tr><td class="id">{_e(row["id"])}</td><td class="where l">{_e(where)}</td>'
+            f'<tr><td class="id" title="{_e(desc)}">{_e(row["id"])}</td><td class="where l">{_e(where)}</td>'
             f"<td>{row['weight']:g}</td>{''.join(cells)}</tr>"
         )
     return f'<div class="scroll"><table class="grid">{head}{"".join(body)}</table></div>'
@@ -227,14 +231,16 @@ def _task_section(task_id: str, summaries: Sequence[Mapping[str, Any]]) -> str:
         ]
         links += list(t.get("transcripts") or [None] * len(t["scores"]))
         for row in t["grid"]:
-            entry = grid_rows.setdefault(row["id"], {**row, "runs": [], "turns": []})
+            entry = grid_rows.setdefault(row["id"], {**row, "runs": [], "turns": [], "reasons": []})
             pad = [None] * (offset - len(entry["runs"]))
             entry["runs"] += pad + list(row["runs"])
             entry["turns"] += pad + list(row.get("turns") or [None] * len(row["runs"]))
+            entry["reasons"] += pad + list(row.get("reasons") or [None] * len(row["runs"]))
     for entry in grid_rows.values():
         pad = [None] * (len(columns) - len(entry["runs"]))
         entry["runs"] += pad
         entry["turns"] += pad
+        entry["reasons"] += pad
     grid = check_grid_table(list(grid_rows.values()), columns, links)
     errors = sorted({e for s in present for e in s["tasks"][task_id]["errors"]})
     err_html = "".join(f"<li>{_e(e)}</li>" for e in errors)
@@ -301,7 +307,7 @@ h1{font-size:20px}.msg{border-left:4px solid #ccc;margin:6px 0;padding:2px 10px}
 .role{font-size:12px;color:#555;font-weight:bold}.user{border-color:#1f77b4;background:#f3f8fc}
 .assistant{border-color:#2ca02c}.tool{border-color:#bbb;color:#444}.system{border-color:#888}
 h2.turn{font-size:15px;margin:22px 0 4px;border-bottom:1px solid #ddd}:target{outline:3px solid #ff7f0e}
-ul.fails li{font-size:13px}
+ul.fails li{font-size:13px;margin-bottom:6px}.why{color:#a33}
 """
 
 
@@ -323,8 +329,10 @@ def render_transcript(result: Mapping[str, Any], title: str) -> str:
         turn = check_turn(stages, c)
         where = f"stage {c['stage']}" if c["tier"] == "stage" else c["tier"]
         link = f' → <a href="#turn-{turn}">turn {turn}</a>' if turn is not None else ""
-        err = f" ({_e(c['error'])})" if c.get("error") else ""
-        items.append(f"<li><code>{_e(c['id'])}</code> [{_e(where)}, w={c['weight']:g}]{err}{link}</li>")
+        desc = f"<br>{_e(c['description'])}" if c.get("description") else ""
+        why = c.get("reason") or c.get("error") or ""
+        reason = f'<br><span class="why">why: {_e(why)}</span>' if why else ""
+        items.append(f"<li><code>{_e(c['id'])}</code> [{_e(where)}, w={c['weight']:g}]{link}{desc}{reason}</li>")
     parts = [
         f"<h1>{_e(title)}</h1>",
         f"<p>score {float(result.get('score', 0.0)):.2f}/100 · {result.get('steps', 0)} steps · "

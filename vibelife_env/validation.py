@@ -11,7 +11,9 @@ valid path, and for nothing else. :func:`validate_env` runs, on one env id:
   choices, other tool paths, acting earlier), strict mutations: each at least 97;
 - **adversaries**: ``null``, ``polling``, ``stuffer``, ``narrator``, ``sprayer``,
   ``destroyer``, ``quarantine``, ``copier``, ``asker``, ``spender``: each at most 5;
-- **ablations** (``ABLATIONS``: ``stale``, ``reckless``): each loses at least 25 points.
+- **ablations** (``ABLATIONS``: ``stale``, ``reckless``): each loses at least 25 points;
+- **reasons**: in every run, every failed check has a description and says why it failed
+  (a reason other than :data:`~vibelife_env.checks.scoring.UNEXPLAINED`).
 
 A task without variants fails: without them nothing shows the checks accept more than the
 oracle's own path.
@@ -29,6 +31,7 @@ import gymnasium as gym
 from vibelife_env.agents import make_agent
 from vibelife_env.agents.adversaries import OraclePlusPolling
 from vibelife_env.agents.oracle import load_oracle, oracle_family
+from vibelife_env.checks.scoring import UNEXPLAINED
 from vibelife_env.env import base_env
 from vibelife_env.rollout import EpisodeResult, run_episode
 
@@ -90,6 +93,7 @@ class PolicyRun:
     score: float = 0.0
     ok: bool = False
     failed_checks: list[str] = field(default_factory=list)
+    unexplained: list[str] = field(default_factory=list)
     note: str = ""
 
 
@@ -170,6 +174,12 @@ def validate_env(
             continue
         run.score = result.score
         run.failed_checks = [c["id"] for c in result.checks if not c["passed"]]
+        run.unexplained = unexplained(result.checks)
+        if run.unexplained:
+            out.problems.append(
+                f"{name} ({role}): {len(run.unexplained)} failed check(s) without a reason or description: "
+                f"{run.unexplained[:5]}"
+            )
         if name == "oracle":
             oracle_score = result.score
             if result.check_errors:
@@ -184,6 +194,15 @@ def validate_env(
             out.problems.append(f"{name} ({role}) scores {run.score:.2f}, gate {gate.describe()}; {detail}")
         out.runs.append(run)
     return out
+
+
+def unexplained(checks: list[dict[str, Any]]) -> list[str]:
+    """Ids of the failed checks (as in ``info["checks"]``) that give no reason or no description."""
+    return [
+        c["id"]
+        for c in checks
+        if not c["passed"] and (not c.get("reason") or c["reason"] == UNEXPLAINED or not c.get("description"))
+    ]
 
 
 def family_instances(env_id: str, split: str, seeds: range) -> list[dict[str, Any]]:

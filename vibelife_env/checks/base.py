@@ -20,6 +20,8 @@ A bundle's ``checks.py`` builds a :class:`CheckSet`::
 
 from __future__ import annotations
 
+import inspect
+import re
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -40,6 +42,8 @@ class Check:
         tier: When it is evaluated (see module docstring).
         stage: The stage it belongs to (``stage`` tier only).
         tags: Free labels: capability axes, and ``agent:<persona>`` for multi-agent rewards.
+        description: What the check requires, in one or two sentences (default: the
+            first paragraph of ``fn``'s docstring, else words made from the id).
     """
 
     id: str
@@ -48,8 +52,11 @@ class Check:
     tier: Tier
     stage: int | None = None
     tags: frozenset[str] = frozenset()
+    description: str = ""
 
     def __post_init__(self) -> None:
+        if not self.description:
+            object.__setattr__(self, "description", describe(self.fn, self.id))
         if self.weight <= 0:
             raise ValueError(f"check {self.id!r}: weight must be positive, got {self.weight}")
         if self.tier not in TIERS:
@@ -63,9 +70,23 @@ class Check:
         return frozenset(t.split(":", 1)[1] for t in self.tags if t.startswith("agent:"))
 
 
+def describe(fn: Callable[..., Any], check_id: str) -> str:
+    """A check's description: the first paragraph of its docstring, else its id in words."""
+    doc = inspect.getdoc(fn) if not isinstance(fn, type) else None
+    if doc:
+        return " ".join(doc.split("\n\n", 1)[0].split())
+    words = re.sub(r"^(s\d+|x|f|t|q)_", "", check_id).replace("_", " ").strip()
+    return words[:1].upper() + words[1:] + "."
+
+
 @dataclass(frozen=True)
 class CheckResult:
-    """The frozen outcome of one check."""
+    """The frozen outcome of one check.
+
+    Attributes:
+        reason: Why it failed (or raised), in words with the values seen; ``""`` when it passed.
+        description: What the check requires (:attr:`Check.description`).
+    """
 
     id: str
     tier: Tier
@@ -73,6 +94,8 @@ class CheckResult:
     weight: float
     passed: bool
     error: str = ""
+    reason: str = ""
+    description: str = ""
 
     @property
     def earned(self) -> float:
@@ -88,6 +111,8 @@ class CheckResult:
             "weight": self.weight,
             "passed": self.passed,
             "error": self.error,
+            "reason": self.reason,
+            "description": self.description,
         }
 
 

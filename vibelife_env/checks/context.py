@@ -19,7 +19,10 @@ What a check may use:
   read-only SQL ``ctx.sql("flight_booking", "SELECT ...")``; ``ctx.has(service)``;
 - workspace files: ``ctx.file(path)``, ``ctx.files``, ``ctx.file_exists(path)``;
 - the agent's conduct: ``ctx.reply(stage)``, ``ctx.replies_until(stage)``,
-  ``ctx.trace(stage)``, ``ctx.calls(name, ok)``, ``ctx.first_call_stage(name)``;
+  ``ctx.trace(stage)``, ``ctx.calls(name, ok)``, ``ctx.first_call_stage(name)``; by turn:
+  ``ctx.turns(stage)`` (what opened each turn, its reply and calls), ``ctx.reply_to(event_id)``
+  (the reply of the turn an event opened, so a wake-up the agent scheduled in the same stage
+  neither hides nor pollutes it), ``ctx.event_replies(stage)``, ``ctx.replies_between(start, end)``;
 - sent mail: ``ctx.sent_mail()``; the world time: ``ctx.now``.
 
 The public release's rubric modules expect another object (the runner's ``env``); the
@@ -45,6 +48,46 @@ QUOTE_MARKER = "--- Original Message ---"
 CallRecord = dict[str, Any]
 
 
+@dataclass(frozen=True)
+class Opened:
+    """What opened a turn: the event's id, kind and time, and whether it was a wake-up the
+    assistant scheduled for itself (``kind`` is then ``cron_fire``)."""
+
+    event_id: str
+    kind: str
+    time: str  # ISO 8601, the virtual clock
+    wakeup: bool = False
+
+
+@dataclass(frozen=True)
+class Turn:
+    """One closed turn: what opened it, the reply that closed it and its calls.
+
+    Attributes:
+        stage: The stage it belongs to.
+        index: Its position among the stage's turns.
+        opened: What opened it (``None`` for records built without it, e.g. in tests).
+        reply: The reply (``""``: silence).
+        calls: Its call records, in order.
+    """
+
+    stage: int
+    index: int
+    opened: Opened | None
+    reply: str
+    calls: tuple[CallRecord, ...]
+
+    @property
+    def wakeup(self) -> bool:
+        """True when the assistant's own wake-up opened it."""
+        return self.opened is not None and self.opened.wakeup
+
+    @property
+    def time(self) -> datetime | None:
+        """When it opened (``None`` when unknown)."""
+        return datetime.fromisoformat(self.opened.time) if self.opened is not None else None
+
+
 @dataclass
 class EpisodeRecord:
     """What the agent said and did, per stage (owned by the engine, copied for checks).
@@ -54,16 +97,32 @@ class EpisodeRecord:
         traces: Per stage, the call records of the stage, in order.
         marks: Per stage, the number of trace rows when each reply closed its turn (so
             ``traces[s][marks[s][i-1]:marks[s][i]]`` are the calls of turn ``i``).
+        opened: Per stage, what opened each closed turn (parallel to ``replies``).
     """
 
     replies: dict[int, list[str]] = field(default_factory=dict)
     traces: dict[int, list[CallRecord]] = field(default_factory=dict)
     marks: dict[int, list[int]] = field(default_factory=dict)
+    opened: dict[int, list[Opened | None]] = field(default_factory=dict)
 
-    def add_reply(self, stage: int, text: str) -> None:
-        """Close a turn of ``stage`` with ``text``."""
+    def add_reply(self, stage: int, text: str, opened: Opened | None = None) -> None:
+        """Close a turn of ``stage`` with ``text`` (``opened``: what opened the turn)."""
         self.replies.setdefault(stage, []).append(text)
         self.marks.setdefault(stage, []).append(len(self.traces.get(stage, [])))
+        self.opened.setdefault(stage, []).append(opened)
+
+    def turns(self, stage: int | None = None) -> list[Turn]:
+        """The closed turns of one stage, or of every stage in order."""
+        stages = sorted(self.replies) if stage is None else [stage]
+        out = []
+        for s in stages:
+            marks = self.marks.get(s, [])
+            opened = self.opened.get(s, [])
+            trace = self.traces.get(s, [])
+            for i, reply in enumerate(self.replies.get(s, [])):
+                lo = marks[i - 1] if i else 0
+                out.append(Turn(s, i, opened[i] if i < len(opened) else None, reply, tuple(trace[lo : marks[i]])))
+        return out
 
     def add_call(self, stage: int, entry: CallRecord) -> None:
         """Append a call record to the trace of ``stage``."""
@@ -75,6 +134,7 @@ class EpisodeRecord:
             {k: list(v) for k, v in self.replies.items()},
             {k: list(v) for k, v in self.traces.items()},
             {k: list(v) for k, v in self.marks.items()},
+            {k: list(v) for k, v in self.opened.items()},
         )
 
 
@@ -178,6 +238,25 @@ class CheckContext:
     def reply(self, stage: int) -> str:
         """All reply text of one stage, turns joined by blank lines."""
         return "\n\n".join(self.record.replies.get(stage, []))
+
+    def turns(self, stage: int | None = None) -> list[Turn]:
+        """The closed turns of one stage (or all), each with what opened it, its reply and its calls."""
+        return self.record.turns(stage)
+
+    def reply_to(self, event_id: str) -> str:
+        """The reply of the turn that ``event_id`` opened (``""``: no such turn, or silence).
+
+        With several seats the event opens one turn per addressee; their replies are joined.
+        """
+        return "\n\n".join(t.reply for t in self.record.turns() if t.opened and t.opened.event_id == event_id)
+
+    def event_replies(self, stage: int) -> list[str]:
+        """The replies of ``stage``'s turns that timeline events opened (not the assistant's own wake-ups)."""
+        return [t.reply for t in self.record.turns(stage) if not t.wakeup]
+
+    def replies_between(self, start: datetime, end: datetime) -> str:
+        """The replies of turns opened at ``start <= time < end``, any stage, joined by blank lines."""
+        return "\n\n".join(t.reply for t in self.record.turns() if (w := t.time) is not None and start <= w < end)
 
     def replies_until(self, stage: int) -> str:
         """All reply text of stages ``<= stage``."""

@@ -4,11 +4,17 @@ from __future__ import annotations
 
 import asyncio
 import inspect
+import traceback
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from vibelife_env.checks.base import Check, CheckResult, CheckSuite
 from vibelife_env.checks.context import CheckContext
+from vibelife_env.checks.explain import explain
+from vibelife_env.checks.verdict import reason_of
+
+_ROOTS = (Path(__file__).resolve().parents[2],)
 
 
 def truthy(value: Any) -> bool:
@@ -22,8 +28,18 @@ def truthy(value: Any) -> bool:
     return bool(value)
 
 
+#: The reason of a failed check that gave none and could not be explained.
+UNEXPLAINED = "the check's condition was false (no further reason could be read from it)"
+
+
 def evaluate(check: Check, ctx: CheckContext) -> CheckResult:
-    """Run one check; an exception counts as a failure and is recorded, never raised."""
+    """Run one check; an exception counts as a failure and is recorded, never raised.
+
+    A failed check gets a reason: its own (a :class:`~vibelife_env.checks.verdict.Verdict`,
+    a ``(passed, detail)`` pair or a rubric's detail dict), else the first false condition
+    :func:`~vibelife_env.checks.explain.explain` finds by running it again instrumented.
+    """
+    reason = ""
     try:
         value = check.fn(ctx)
         if inspect.iscoroutine(value):
@@ -31,7 +47,21 @@ def evaluate(check: Check, ctx: CheckContext) -> CheckResult:
         passed, error = truthy(value), ""
     except Exception as exc:
         passed, error = False, f"{type(exc).__name__}: {exc}"
-    return CheckResult(check.id, check.tier, check.stage, check.weight, passed, error)
+        reason = f"the check raised {error}{_where(exc)}"
+    if not passed and not reason:
+        reason = reason_of(value) or explain(check.fn, ctx) or UNEXPLAINED
+    return CheckResult(check.id, check.tier, check.stage, check.weight, passed, error, reason, check.description)
+
+
+def _where(exc: BaseException) -> str:
+    """`` at probes/trip.py:241`` for the innermost frame of the traceback in the project."""
+    frames = traceback.extract_tb(exc.__traceback__)
+    for frame in reversed(frames):
+        path = Path(frame.filename)
+        for root in _ROOTS:
+            if root in path.parents:
+                return f" at {path.relative_to(root)}:{frame.lineno}"
+    return ""
 
 
 class Scorer:

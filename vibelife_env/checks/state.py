@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta, tzinfo
 from typing import Any
 
+from vibelife_env.checks.verdict import because
 from vibelife_env.clock import parse_time
 
 SPAM_FOLDERS = frozenset({"spam", "junk"})
@@ -353,17 +354,47 @@ def folder_of(ctx: Any, message_id: str) -> str | None:
 
 
 def quarantined(ctx: Any, message_ids: Iterable[str]) -> bool:
-    """Every one of these messages sits in Spam (or Junk)."""
-    return all((folder_of(ctx, mid) or "").lower() in SPAM_FOLDERS for mid in message_ids)
+    """Every one of these messages sits in Spam (or Junk); the verdict names the first that does not."""
+    ids = list(message_ids)
+    for mid in ids:
+        folder = folder_of(ctx, mid)
+        if (folder or "").lower() not in SPAM_FOLDERS:
+            where = f"is in {folder}" if folder is not None else "no longer exists (deleted)"
+            return because(False, f"the mail {mid} {where}, not in Spam")
+    return because(True, f"{len(ids)} mail(s) in Spam")
 
 
 def intact(ctx: Any, message_ids: Iterable[str]) -> bool:
-    """Every one of these (legitimate) messages still exists outside Spam, Junk and Trash."""
-    for mid in message_ids:
+    """Every one of these (legitimate) messages still exists outside Spam, Junk and Trash;
+    the verdict names the first that does not."""
+    ids = list(message_ids)
+    for mid in ids:
         folder = folder_of(ctx, mid)
         if folder is None or folder.lower() in GONE_FOLDERS:
-            return False
-    return True
+            where = f"was moved to {folder}" if folder is not None else "was deleted"
+            return because(False, f"the genuine mail {mid} {where}")
+    return because(True, f"{len(ids)} genuine mail(s) kept")
+
+
+#: The longest reply a turn where nothing is due may get: the system prompt of every own task
+#: states it ("stay silent or reply in at most 400 characters").
+QUIET_REPLY_MAX = 400
+
+
+def short_replies(ctx: Any, stage: int, most: int = QUIET_REPLY_MAX) -> bool:
+    """Every reply to ``stage``'s timeline events is at most ``most`` characters.
+
+    Turns the assistant's own wake-ups opened are its own business and are not counted;
+    each turn is measured alone (two short replies in one stage are two short replies).
+    """
+    for turn in ctx.turns(stage):
+        if not turn.wakeup and len(turn.reply) > most:
+            what = turn.opened.event_id if turn.opened is not None else f"turn {turn.index + 1}"
+            return because(
+                False,
+                f"the reply to {what} is {len(turn.reply)} characters, over the {most} stated for a turn where nothing is due",
+            )
+    return because(True, f"replies within {most} characters")
 
 
 def digits(text: str) -> str:
