@@ -129,7 +129,10 @@ def test_time_limit_and_the_engines_truncation_stay_apart():
     assert truncated and not terminated and "truncated_reason" not in info
     assert not base_env(short).episode.done
     short.reset(seed=0)  # and a new episode starts cleanly
-    budget = gym.make(DEMO, max_tool_calls_per_episode=2)  # the engine's own truncation still reports itself
+    budget = gym.make(DEMO, max_tool_calls_per_episode=2)  # the episode budget refuses calls, the timeline plays on
     budget.reset(seed=0)
     _, _, terminated, truncated, info = budget.step({"tool_calls": READ["tool_calls"] * 3})
-    assert truncated and not terminated and info["truncated_reason"] == "tool_call_budget"
+    assert not (terminated or truncated) and info["calls_refused"] == 1
+    while not (terminated or truncated):
+        _, _, terminated, truncated, info = budget.step({"reply": ""})
+    assert terminated and truncated and info["truncated_reason"] == "episode_tool_budget"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import pickle
 import subprocess
 import sys
@@ -216,13 +217,27 @@ def test_workspace_alias_paths_and_round_trip(env):
     assert '"content": "hi"' in obs["messages"][0]["content"]
 
 
-def test_tool_call_budget_truncates():
+def test_turn_budget_refuses_calls_and_keeps_the_turn_open():
     e = gym.make(DEMO, max_tool_calls_per_turn=3)
-    e.reset(seed=0)
+    obs, info = e.reset(seed=0)
+    assert "at most 3 tool calls per turn and 300 over the whole episode" in obs["messages"][0]["content"]
     calls = [{"name": "email__get_folders", "arguments": {}}] * 5
+    before = e.unwrapped.world.digest()
     obs, reward, terminated, truncated, info = e.step({"tool_calls": calls})
-    assert truncated and not terminated and info["truncated_reason"] == "tool_call_budget"
-    assert len(obs["messages"]) == 3
+    assert not (terminated or truncated) and "truncated_reason" not in info
+    results = [json.loads(m["content"]) for m in obs["messages"]]
+    assert [r.get("code") for r in results] == [None, None, None, "TURN_BUDGET", "TURN_BUDGET"]
+    assert "reply to the user to end this turn" in results[3]["error"].lower()
+    assert results[0]["tool_calls_left"] == "2 in this turn, 299 in the episode"  # low budget: results say so
+    assert info["calls_refused"] == 2 and info["calls_left"] == {"turn": 0, "episode": 297}
+    assert (
+        e.unwrapped.world.digest() == before and len(e.unwrapped.record.traces[0]) == 3
+    )  # refused: not run, not traced
+    assert e.unwrapped.in_turn
+    obs, *_ = e.step({"tool_calls": calls[:1]})  # still refused, the turn still open for the reply
+    assert json.loads(obs["messages"][0]["content"])["code"] == "TURN_BUDGET"
+    obs, reward, terminated, truncated, info = e.step({"reply": "ok"})
+    assert e.unwrapped.turn == 1 and info["calls_left"]["turn"] == 3  # the next turn starts afresh
 
 
 def test_snapshot_restore_fork_are_exact(env):

@@ -207,12 +207,14 @@ def test_tool_call_budget() -> None:
     _, _, info = play(ToolCallBudget(demo(), max_calls=100), oracle_for(demo()))
     assert info["score"] == 100.0 and info["tool_calls_left"] == 100 - info["tool_calls"]
     env = ToolCallBudget(demo(), max_calls_per_turn=2)
-    env.reset(seed=0)
+    obs, _ = env.reset(seed=0)
+    assert "at most 2 tool calls per turn" in obs["messages"][0]["content"]  # the tighter budget is stated
     read = {"name": "workspace__list_files", "arguments": {}}
     obs, _, _, truncated, _ = env.step({"tool_calls": [read]})
     assert len(obs["messages"]) == 1 and not truncated
     obs, _, _, truncated, info = env.step({"role": "assistant", "content": "x", "tool_calls": [read, read]})
-    assert len(obs["messages"]) == 1 and truncated and info["truncated_reason"] == "tool_call_budget"
+    codes = [json.loads(m["content"]).get("code") for m in obs["messages"]]
+    assert codes == [None, "TURN_BUDGET"] and not truncated and info["calls_refused"] == 1
     for bad, err in (({"max_calls": 0}, ValueError), ({"max_calls": "5"}, TypeError), ({}, ValueError)):
         with pytest.raises(err):
             ToolCallBudget(demo(), **bad)

@@ -14,9 +14,14 @@ Data flow (see ARCHITECTURE.md)::
 The sum of rewards over an episode equals the task score in [0, 1];
 ``info["score"]`` reports it on 0-100.
 
-*terminated* means the timeline ran out and every tier has been scored. *truncated*
-means a tool-call budget (per turn or per episode) was exhausted first; checks not yet
-evaluated then earn nothing. Registered ids also carry Gymnasium's ``max_episode_steps``
+*terminated* means the timeline ran out and every tier has been scored: every episode
+ends that way. *truncated* comes with it on that last step when the agent's tool calls
+were cut short by the episode budget. Tool-call budgets are stated in the system prompt
+and soft: a call over the turn budget is refused with a ``TURN_BUDGET`` error result (the
+world unchanged, the turn open for the reply); a call over the episode budget is refused
+with ``EPISODE_BUDGET``, after which the agent can only reply while the rest of the
+timeline plays out and is scored. So the return always equals the score. Registered ids
+also carry Gymnasium's ``max_episode_steps``
 (:data:`vibelife_env.registration.MAX_EPISODE_STEPS`), a backstop set above what the
 engine's own limits allow for every bundled task.
 
@@ -46,6 +51,7 @@ from vibelife_env.actions import Action, parse_action
 from vibelife_env.checks.base import CheckResult
 from vibelife_env.checks.context import EpisodeRecord
 from vibelife_env.checks.scoring import Scorer
+from vibelife_env.checks.state import QUIET_REPLY_MAX
 from vibelife_env.episode import (
     DEFAULT_MAX_IDLE_STEPS,
     SOLO,
@@ -69,8 +75,32 @@ VERSION = "0.2.0"
 EnvSnapshot = EpisodeSnapshot
 
 
-def default_system_prompt(task: Task) -> str:
-    """The opening prompt: who the assistant is, where its workspace is, how turns work."""
+def budget_lines(max_calls_turn: int, max_calls_episode: int, max_wakeups: int) -> list[str]:
+    """The system prompt's statement of the limits the agent is held to."""
+    return [
+        f"Limits: at most {max_calls_turn} tool calls per turn and {max_calls_episode} over the whole episode, "
+        f"and at most {max_wakeups} wake-ups. A call over the turn limit is not run (it returns a TURN_BUDGET "
+        "error) and the turn waits for your reply; the next turn starts afresh. Once the episode limit is used "
+        "up, tool calls are refused (EPISODE_BUDGET) and you can only reply. When 5 or fewer calls are left, "
+        "results say how many (tool_calls_left).",
+    ]
+
+
+def default_system_prompt(
+    task: Task,
+    *,
+    max_calls_turn: int | None = None,
+    max_calls_episode: int | None = None,
+    max_wakeups: int = DEFAULT_MAX_WAKEUPS,
+) -> str:
+    """The opening prompt: who the assistant is, where its workspace is, how turns work, its limits.
+
+    Args:
+        task: The task.
+        max_calls_turn: The per-turn tool-call budget (default: the task's).
+        max_calls_episode: The per-episode tool-call budget (default: the task's).
+        max_wakeups: Wake-ups the assistant may schedule.
+    """
     files = ", ".join(sorted(task.workspace_files)) or "(empty)"
     user = task.meta.user_name or "the user"
     lines = [
@@ -84,12 +114,22 @@ def default_system_prompt(task: Task) -> str:
         "Each turn opens with a message, notification or observation. Call tools as needed, then end "
         "the turn with a reply to the user; an empty reply means you chose to stay silent, which is right "
         "when nothing needs their attention.",
+        f"When a turn needs nothing from {user} (a routine review where nothing changed), stay silent or reply "
+        f"in at most {QUIET_REPLY_MAX} characters."
+        if task.release is None
+        else "",
         f"What {user} expects is the work itself, done in the world (bookings, payments, mail, calendar, "
         "notes and files kept correct and up to date), and replies that tell them, truthfully, what they "
         "need to know or decide. Saying that something was done does not do it.",
         "To follow something up later without waiting to be asked, schedule a turn of your own with "
         "assistant__schedule_wakeup.",
+        *budget_lines(
+            max_calls_turn or task.meta.max_tool_calls_per_turn,
+            max_calls_episode or task.meta.max_tool_calls_per_episode,
+            max_wakeups,
+        ),
     ]
+    lines = [line for line in lines if line]
     if task.meta.system_prompt:
         lines.append(task.meta.system_prompt.strip())
     if task.release is not None and task.release.prompt:  # the release bundle's task brief
@@ -155,7 +195,7 @@ class VibeLifeEnv(gym.Env[dict, dict]):
         self.task = task
         self.max_calls_turn = self._limits[0] or task.meta.max_tool_calls_per_turn
         self.max_calls_episode = self._limits[1] or task.meta.max_tool_calls_per_episode
-        self.system_prompt = default_system_prompt(task)
+        self.system_prompt = self._prompt()
         self.episode = Episode(
             task,
             (SOLO,),
@@ -167,6 +207,27 @@ class VibeLifeEnv(gym.Env[dict, dict]):
         )
         self._carry: list[CheckResult] = []
         self._tool_schemas: list[dict[str, Any]] | None = None
+
+    def set_budgets(self, per_turn: int, per_episode: int) -> None:
+        """Use these tool-call budgets from the next ``reset`` on (the system prompt states them).
+
+        Raises:
+            ValueError: a budget below 1.
+        """
+        if per_turn < 1 or per_episode < 1:
+            raise ValueError(f"budgets must be >= 1, got per_turn={per_turn}, per_episode={per_episode}")
+        self._limits = (per_turn, per_episode)
+        self.max_calls_turn, self.max_calls_episode = per_turn, per_episode
+        self.episode.max_calls_turn, self.episode.max_calls_episode = per_turn, per_episode
+        self.system_prompt = self._prompt()
+
+    def _prompt(self) -> str:
+        return default_system_prompt(
+            self.task,
+            max_calls_turn=self.max_calls_turn,
+            max_calls_episode=self.max_calls_episode,
+            max_wakeups=self.max_wakeups,
+        )
 
     # ------------------------------------------------------------------- gym API
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[dict, dict]:
@@ -207,13 +268,16 @@ class VibeLifeEnv(gym.Env[dict, dict]):
         results = [*self._carry, *out.results]
         self._carry = []
         reward = self.episode.reward(SOLO, results)
-        terminated = self.episode.done and not out.truncated
+        terminated = self.episode.done
+        truncated = terminated and self._seat.budget_cut
         info = self._info(out.results)
-        if out.truncated:
-            info["truncated_reason"] = "tool_call_budget"
+        if truncated:
+            info["truncated_reason"] = "episode_tool_budget"
+        if out.refused:
+            info["calls_refused"] = out.refused[SOLO]
         if out.idle_closed:
             info["idle_turn_closed"] = True
-        return self._observation(out.messages[SOLO]), reward, terminated, out.truncated, info
+        return self._observation(out.messages[SOLO]), reward, terminated, truncated, info
 
     def render(self) -> str | None:
         """The transcript so far as text (``render_mode="ansi"``)."""
@@ -345,6 +409,7 @@ class VibeLifeEnv(gym.Env[dict, dict]):
             "earned_weight": ep.scorer.earned,
             "total_weight": ep.scorer.total_weight,
             "tool_calls": self._seat.calls_total,
+            "calls_left": dict(zip(("turn", "episode"), ep.calls_left(SOLO), strict=True)),
             "mutations_applied": [m.event_id for m in outcomes if m.status != "failed"],
             "mutation_errors": [f"{m.event_id}: {m.error}" for m in outcomes if m.status == "failed"],
             "env_version": VERSION,

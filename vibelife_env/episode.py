@@ -29,7 +29,15 @@ Scoring
     Results are frozen: a check is evaluated once.
 
 Budgets
-    Per seat, per turn and per episode; a call over budget truncates the episode for all.
+    Per seat, per turn and per episode, and stated in the system prompt; they are soft. A
+    call over the turn budget is not run: it returns a ``TURN_BUDGET`` error result, the
+    world is unchanged and the turn stays open for the reply. A call over the episode
+    budget is refused the same way (``EPISODE_BUDGET``); from then on the seat can only
+    reply, and the rest of the timeline plays out and is scored as usual. While a turn or
+    the episode has :data:`LOW_BUDGET` or fewer calls left, each result says how many
+    remain (``tool_calls_left``, in the observation only: the recorded result that checks
+    and the public rubrics read is the tool's own). Refused calls are not recorded in the
+    trace, and a step whose calls were all refused counts as idle.
 
 Idle steps
     A step in which no open turn makes a tool call or a reply changes nothing. On the
@@ -52,7 +60,7 @@ from typing import Any
 
 from vibelife_env.actions import Action, ToolCall
 from vibelife_env.checks.base import END_TIERS, Check, CheckResult
-from vibelife_env.checks.context import CheckContext, EpisodeRecord
+from vibelife_env.checks.context import CheckContext, EpisodeRecord, Opened
 from vibelife_env.checks.scoring import Scorer
 from vibelife_env.errors import MutationError
 from vibelife_env.scheduler import DEFAULT_MAX_WAKEUPS, Scheduler, Wakeup
@@ -71,6 +79,19 @@ SOLO = "assistant"
 #: Steps without a tool call or a reply after which a turn closes in silence.
 DEFAULT_MAX_IDLE_STEPS = 3
 
+#: Event ids of the turns the assistant's own wake-ups open start with this.
+WAKEUP_PREFIX = "wakeup_"
+
+#: Calls left (in the turn or the episode) from which each result says how many remain.
+LOW_BUDGET = 5
+
+#: The key of the budget note in a tool message's result (see :meth:`Episode.run_call`).
+BUDGET_NOTE = "tool_calls_left"
+
+#: Error codes of calls refused by a budget (the call is not run).
+TURN_BUDGET = "TURN_BUDGET"
+EPISODE_BUDGET = "EPISODE_BUDGET"
+
 #: ``info`` keys an agent may see. Everything else (check results, scores, mutations that
 #: landed, errors of the world's own scripts) is grading or hidden world data: it goes to
 #: logs and evaluation, never to the policy.
@@ -84,6 +105,8 @@ AGENT_INFO_KEYS = frozenset(
         "event_id",
         "event_kind",
         "tool_calls",
+        "calls_left",
+        "calls_refused",
         "tools",
         "read_only_tools",
         "system_prompt",
@@ -99,6 +122,28 @@ AGENT_INFO_KEYS = frozenset(
         "env_version",
     }
 )
+
+
+def tool_result(content: str) -> Any:
+    """A tool message's result as the tool returned it: the parsed JSON without the budget
+    note (``tool_calls_left``) the engine adds while few calls are left; the text itself when
+    it is not JSON.
+
+    >>> tool_result('{"result": [1, 2], "tool_calls_left": "3 in this turn, 90 in the episode"}')
+    [1, 2]
+    >>> tool_result('{"ok": true, "tool_calls_left": "0 in this turn, 12 in the episode"}')
+    {'ok': True}
+    """
+    try:
+        value = json.loads(content)
+    except (TypeError, ValueError):
+        return content
+    if isinstance(value, dict) and BUDGET_NOTE in value:
+        value = dict(value)
+        del value[BUDGET_NOTE]
+        if set(value) == {"result"}:
+            return value["result"]
+    return value
 
 
 def agent_view(info: Mapping[str, Any]) -> dict[str, Any]:
@@ -129,7 +174,7 @@ def wakeup_event(wakeup: Wakeup, stage: int, addressed: bool) -> Event:
     """The turn-opening event of a wake-up the assistant scheduled."""
     body = f"Wake-up you scheduled on {wakeup.created.isoformat()}: {wakeup.note}"
     return Event(
-        id=f"wakeup_{wakeup.id}",
+        id=f"{WAKEUP_PREFIX}{wakeup.id}",
         time=wakeup.at,
         kind="cron_fire",
         stage=stage,
@@ -138,6 +183,11 @@ def wakeup_event(wakeup: Wakeup, stage: int, addressed: bool) -> Event:
         to=wakeup.seat if addressed else None,
         rendered=f"[wake-up @ {wakeup.at.isoformat()}; scheduled by you, id={wakeup.id}]\n{body}",
     )
+
+
+def is_wakeup(event: Event) -> bool:
+    """True for the turn-opening event of a wake-up the assistant scheduled (see :func:`wakeup_event`)."""
+    return event.source == "assistant" and event.id.startswith(WAKEUP_PREFIX)
 
 
 def idle_note(limit: int) -> str:
@@ -164,6 +214,7 @@ class Seat:
     calls_total: int = 0
     open: Event | None = None
     idle: int = 0
+    budget_cut: bool = False
 
     def copy(self, record: EpisodeRecord | None = None) -> Seat:
         """An independent copy (sharing ``record`` when given)."""
@@ -198,16 +249,17 @@ class EpisodeSnapshot:
 
 @dataclass
 class StepOutcome:
-    """What one step produced: per-seat new messages, newly frozen results, truncation.
+    """What one step produced: per-seat new messages, newly frozen results, refusals.
 
-    ``idle_closed`` names the seats whose turn closed in silence after idle steps.
+    ``idle_closed`` names the seats whose turn closed in silence after idle steps;
+    ``refused`` counts, per seat, the calls a budget refused in this step.
     """
 
     messages: dict[str, list[dict[str, str]]]
     results: list[CheckResult]
-    truncated: bool = False
     acted: set[str] = field(default_factory=set)
     idle_closed: set[str] = field(default_factory=set)
+    refused: dict[str, int] = field(default_factory=dict)
 
 
 class Episode:
@@ -336,20 +388,16 @@ class Episode:
             if action.narration:
                 self.log(name, "assistant", action.narration)
             for call in action.tool_calls:
-                if seat.calls_turn >= self.max_calls_turn or seat.calls_total >= self.max_calls_episode:
-                    out.truncated = True
-                    break
+                refusal = self.refusal(name)
+                if refusal is not None:
+                    out.messages[name].append(self.refuse_call(name, call, refusal))
+                    out.refused[name] = out.refused.get(name, 0) + 1
+                    continue
                 out.messages[name].append(self.run_call(name, call))
                 progressed = True
-            if out.truncated:
-                break
             if action.reply is not None:
                 self.close_turn(name, action.reply)
                 progressed = True
-        if out.truncated:
-            self.done = True
-            self.log(None, "system", "tool-call budget exhausted: episode truncated")
-            return out
         if not progressed:
             self._idle_step(out)
         if not self.open_seats:
@@ -362,9 +410,13 @@ class Episode:
     def close_turn(self, seat_name: str, reply: str, note: str = "") -> None:
         """Record ``reply`` (``""``: silence) and close the seat's open turn."""
         seat = self.seats[seat_name]
-        self.record.add_reply(self.stage, reply)
+        event = seat.open
+        opened = (
+            Opened(event.id, event.kind, event.time.isoformat(), wakeup=is_wakeup(event)) if event is not None else None
+        )
+        self.record.add_reply(self.stage, reply, opened)
         if not self.solo:
-            seat.record.add_reply(self.stage, reply)
+            seat.record.add_reply(self.stage, reply, opened)
         self.log(seat_name, "assistant", reply or f"(silent{note})")
         seat.turns += 1
         seat.calls_turn = 0
@@ -383,8 +435,55 @@ class Episode:
                 out.idle_closed.add(name)
                 out.messages[name].append(empty_message("system", idle_note(limit)))
 
+    def calls_left(self, seat_name: str) -> tuple[int, int]:
+        """Tool calls ``seat_name`` may still make in its open turn and in the episode."""
+        seat = self.seats[seat_name]
+        return (
+            max(self.max_calls_turn - seat.calls_turn, 0),
+            max(self.max_calls_episode - seat.calls_total, 0),
+        )
+
+    def refusal(self, seat_name: str) -> dict[str, str] | None:
+        """The error result a call by ``seat_name`` would get from a budget now (``None``: it may run)."""
+        turn_left, episode_left = self.calls_left(seat_name)
+        if episode_left == 0:
+            return {
+                "error": f"the episode's tool-call budget ({self.max_calls_episode} calls) is used up: this call "
+                "was not run, and no tool call will run for the rest of the episode. Reply to the user to end "
+                "this turn; the remaining turns take replies only.",
+                "code": EPISODE_BUDGET,
+            }
+        if turn_left == 0:
+            return {
+                "error": f"this turn's tool-call budget ({self.max_calls_turn} calls) is used up: this call was "
+                f"not run. Reply to the user to end this turn; the next turn has a fresh budget of "
+                f"{self.max_calls_turn} calls.",
+                "code": TURN_BUDGET,
+            }
+        return None
+
+    def refuse_call(self, seat_name: str, call: ToolCall, refusal: dict[str, str]) -> dict[str, str]:
+        """Answer a call a budget refused: the world and the record are untouched."""
+        if refusal["code"] == EPISODE_BUDGET:
+            self.seats[seat_name].budget_cut = True
+        content = json.dumps(refusal, ensure_ascii=False)
+        self.log(seat_name, "tool_call", f"{call.name}({call.raw_arguments}) [refused: {refusal['code']}]")
+        self.log(seat_name, "tool", content)
+        return empty_message("tool", content, call.name, call.id)
+
+    def budget_note(self, seat_name: str) -> str | None:
+        """``"3 in this turn, 120 in the episode"`` when either is at most :data:`LOW_BUDGET`."""
+        turn_left, episode_left = self.calls_left(seat_name)
+        if min(turn_left, episode_left) > LOW_BUDGET:
+            return None
+        return f"{turn_left} in this turn, {episode_left} in the episode"
+
     def run_call(self, seat_name: str, call: ToolCall) -> dict[str, str]:
-        """Run one tool call for a seat; record it; the tool message for the observation."""
+        """Run one tool call for a seat; record it; the tool message for the observation.
+
+        The message carries the result, and ``tool_calls_left`` while the budget is low
+        (see the module docstring); the record keeps the result as the tool returned it.
+        """
         assert self.world is not None
         seat = self.seats[seat_name]
         seat.calls_turn += 1
@@ -411,6 +510,11 @@ class Episode:
         content = json.dumps(result, ensure_ascii=False, default=str)
         self.log(seat_name, "tool_call", f"{call.name}({call.raw_arguments})")
         self.log(seat_name, "tool", content[:2000])
+        note = self.budget_note(seat_name)
+        if note is not None:
+            shown = {**result} if isinstance(result, dict) else {"result": result}
+            shown[BUDGET_NOTE] = note
+            content = json.dumps(shown, ensure_ascii=False, default=str)
         return empty_message("tool", content, call.name, call.id)
 
     # ----------------------------------------------------------------- timeline

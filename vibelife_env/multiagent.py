@@ -21,8 +21,11 @@ its own score in [0, 1] (``info["score"]`` on 0-100; ``info["team_score"]`` is t
 overall score). Checks tagged for one persona see that persona's replies and tool trace;
 the others see everyone's.
 
-An episode ends for all agents together: *terminated* when the timeline ran out, *truncated*
-when any agent exhausted a tool-call budget (checks not yet evaluated earn nothing).
+An episode ends for all agents together, *terminated* when the timeline ran out and every
+tier is scored; an agent whose calls the episode budget cut short is also *truncated* on
+that last step. Budgets are per agent, stated in each system prompt and soft, as in the
+single-agent env: calls over budget return ``TURN_BUDGET``/``EPISODE_BUDGET`` errors and
+are not run, and the timeline plays on.
 
 Idle steps: a step in which no agent with an open turn makes a tool call or a reply
 changes nothing; on the ``max_idle_steps``-th such step of a turn (default 3) every open
@@ -159,7 +162,12 @@ class VibeLifeParallelEnv(ParallelEnv):
         self.max_wakeups = max_wakeups
         self.max_idle_steps = max_idle_steps
         self._num_stages = max(s.index for s in self.task.stages) + 1
-        base = default_system_prompt(self.task)
+        base = default_system_prompt(
+            self.task,
+            max_calls_turn=self.max_calls_turn,
+            max_calls_episode=self.max_calls_episode,
+            max_wakeups=max_wakeups,
+        )
         self.system_prompts = {p: persona_prompt(base, p, self.possible_agents) for p in self.possible_agents}
         self.episode = Episode(
             self.task,
@@ -241,13 +249,15 @@ class VibeLifeParallelEnv(ParallelEnv):
         results, self._carry = [*self._carry, *out.results], []
         obs = {p: self._obs(out.messages[p]) for p in self.agents}
         rewards = {p: self.episode.reward(p, results) for p in self.agents}
-        terms = {p: self.episode.done and not out.truncated for p in self.agents}
-        truncs = {p: out.truncated for p in self.agents}
+        terms = {p: self.episode.done for p in self.agents}
+        truncs = {p: self.episode.done and self.episode.seats[p].budget_cut for p in self.agents}
         infos = {p: self._info(p, results) for p in self.agents}
         for p in self.agents:
             infos[p]["waiting"] = p not in parsed
-            if out.truncated:
-                infos[p]["truncated_reason"] = "tool_call_budget"
+            if truncs[p]:
+                infos[p]["truncated_reason"] = "episode_tool_budget"
+            if out.refused.get(p):
+                infos[p]["calls_refused"] = out.refused[p]
             if p in out.idle_closed:
                 infos[p]["idle_turn_closed"] = True
         self.episode.drain_outcomes()
@@ -328,6 +338,7 @@ class VibeLifeParallelEnv(ParallelEnv):
             "score": round(100.0 * ep.score(persona), 6),
             "team_score": self.team_score,
             "tool_calls": seat.calls_total,
+            "calls_left": dict(zip(("turn", "episode"), ep.calls_left(persona), strict=True)),
             "mutation_errors": [f"{m.event_id}: {m.error}" for m in ep.outcomes if m.status == "failed"],
             "env_version": VERSION,
         }

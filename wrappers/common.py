@@ -6,9 +6,7 @@ from typing import Any
 
 import gymnasium as gym
 
-from vibelife_env.actions import parse_action
-
-from ._chat import tool_results
+from vibelife_env.env import base_env
 
 
 def _limit(value: Any, name: str) -> int | None:
@@ -22,18 +20,20 @@ def _limit(value: Any, name: str) -> int | None:
 
 
 class ToolCallBudget(gym.Wrapper):
-    """Truncate the episode when a tool-call budget runs out.
+    """Tighten the env's tool-call budgets (per episode, per turn) on a registered env.
 
-    Tighter than the env's own budgets and settable on a registered env. An action whose
-    calls would exceed what is left runs only the calls that fit, keeps the turn open (its
-    reply is dropped: the turn was not finished) and truncates the episode with
-    ``info["truncated_reason"] = "tool_call_budget"``. ``info["tool_calls_left"]`` reports
-    the episode's remaining budget.
+    The budgets stay what the env's own are: stated in the system prompt, and soft. A call
+    over the turn budget returns a ``TURN_BUDGET`` error result without running, and the
+    turn waits for the reply; a call over the episode budget returns ``EPISODE_BUDGET``,
+    after which the agent can only reply while the timeline plays out and is scored; the
+    last step then comes with ``truncated=True`` and ``info["truncated_reason"] ==
+    "episode_tool_budget"``. ``info["tool_calls_left"]`` reports the episode's remaining
+    budget. The wrapped env keeps the tighter budgets.
 
     Args:
         env: A VibeLife env.
-        max_calls: Calls allowed over the episode (``None``: no episode limit).
-        max_calls_per_turn: Calls allowed within one turn (``None``: no turn limit).
+        max_calls: Calls allowed over the episode (``None``: the env's own budget).
+        max_calls_per_turn: Calls allowed within one turn (``None``: the env's own budget).
 
     Raises:
         TypeError: a limit is not an int or None.
@@ -44,11 +44,13 @@ class ToolCallBudget(gym.Wrapper):
         >>> import vibelife_env
         >>> from vibelife_env.wrappers import ToolCallBudget
         >>> env = ToolCallBudget(gym.make("VibeLife-demo-errands-v0"), max_calls=2)
-        >>> _ = env.reset(seed=0)
+        >>> obs, info = env.reset(seed=0)
+        >>> "2 over the whole episode" in info["system_prompt"]
+        True
         >>> reads = [{"name": "workspace__list_files", "arguments": {}}] * 3
-        >>> obs, reward, terminated, truncated, info = env.step({"tool_calls": reads, "reply": "done"})
-        >>> len(obs["messages"]), truncated, info["truncated_reason"], info["tool_calls_left"]
-        (2, True, 'tool_call_budget', 0)
+        >>> obs, reward, terminated, truncated, info = env.step({"tool_calls": reads})
+        >>> [m["content"].count("EPISODE_BUDGET") for m in obs["messages"]], truncated, info["tool_calls_left"]
+        ([0, 0, 1], False, 0)
     """
 
     def __init__(self, env: gym.Env, max_calls: int | None = None, max_calls_per_turn: int | None = None) -> None:
@@ -57,41 +59,21 @@ class ToolCallBudget(gym.Wrapper):
         if self.max_calls is None and self.max_calls_per_turn is None:
             raise ValueError("give max_calls, max_calls_per_turn or both")
         super().__init__(env)
-        self.used = 0
-        self.used_in_turn = 0
-        self._turn: Any = None
+        base = base_env(env)
+        base.set_budgets(
+            min(base.max_calls_turn, self.max_calls_per_turn or base.max_calls_turn),
+            min(base.max_calls_episode, self.max_calls or base.max_calls_episode),
+        )
 
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[Any, dict]:
-        """Refill the budget."""
+        """Start the episode with the budgets full."""
         obs, info = self.env.reset(seed=seed, options=options)
-        self.used = self.used_in_turn = 0
-        self._turn = info.get("turn")
         return obs, self._report(info)
 
     def step(self, action: Any) -> tuple[Any, float, bool, bool, dict]:
-        """Run what fits in the budget; truncate when something did not."""
-        parsed = parse_action(action)
-        room = [len(parsed.tool_calls)]
-        if self.max_calls is not None:
-            room.append(self.max_calls - self.used)
-        if self.max_calls_per_turn is not None:
-            room.append(self.max_calls_per_turn - self.used_in_turn)
-        fits = max(min(room), 0)
-        over = fits < len(parsed.tool_calls)
-        if over:
-            action = {"tool_calls": list(action["tool_calls"])[:fits], "reply": None}
+        """Step the env; report the episode's remaining calls."""
         obs, reward, terminated, truncated, info = self.env.step(action)
-        ran = len(tool_results(obs))
-        self.used += ran
-        self.used_in_turn += ran
-        if info.get("turn") != self._turn:
-            self._turn, self.used_in_turn = info.get("turn"), 0
-        info = self._report(info)
-        if over and not (terminated or truncated):
-            truncated = True
-            info["truncated_reason"] = "tool_call_budget"
-        return obs, float(reward), terminated, truncated, info
+        return obs, float(reward), terminated, truncated, self._report(info)
 
     def _report(self, info: dict) -> dict:
-        left = None if self.max_calls is None else self.max_calls - self.used
-        return {**info, "tool_calls_left": left}
+        return {**info, "tool_calls_left": info["calls_left"]["episode"]}

@@ -10,11 +10,12 @@ otherwise). Both are deterministic given the ``random.Random`` they are handed.
 
 from __future__ import annotations
 
-import json
 import random
 import re
 from collections.abc import Iterable, Iterator
 from typing import Any
+
+from vibelife_env.episode import tool_result
 
 __all__ = ["FLIGHT_NUMBER", "ID_KEY", "MONEY_KEY", "ArgumentFiller", "Seen", "money_in", "params_of"]
 
@@ -126,9 +127,8 @@ class Seen:
     def result(self, tool: str, content: str, args: dict[str, Any] | None = None) -> Any:
         """Harvest one tool result; ``args`` of a successful call count as seen too. Returns the parsed JSON."""
         self.texts.append(f"[{tool}] {content}")
-        try:
-            value = json.loads(content)
-        except (TypeError, ValueError):
+        value = tool_result(content)
+        if value is content:  # not JSON
             self.text(content)
             return content
         if isinstance(value, dict) and "error" in value and "code" in value:

@@ -17,9 +17,10 @@ agent-facing tools, so what they prove solvable is solvable by an agent.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Generator
 from typing import Any
+
+from vibelife_env.episode import tool_result
 
 Handler = Generator[dict[str, Any], Any, None]
 
@@ -90,7 +91,4 @@ class ScriptedAgent:
 
 
 def _parse(content: str) -> Any:
-    try:
-        return json.loads(content)
-    except (TypeError, ValueError):
-        return content
+    return tool_result(content)

@@ -73,7 +73,9 @@ class VibeLifeObservation(Observation):
     stage: int = Field(default=0, description="Stage in progress")
     turn: int = Field(default=0, description="Turns closed so far")
     event_id: str | None = Field(default=None, description="Id of the event that opened the current turn")
-    truncated: bool = Field(default=False, description="A tool-call budget ran out")
+    truncated: bool = Field(
+        default=False, description="The episode budget cut the tool calls short (set on the last step)"
+    )
     system_prompt: str | None = Field(default=None, description="At reset: the system prompt")
     tools: list[dict[str, Any]] | None = Field(default=None, description="At reset: OpenAI tool schemas")
 

@@ -63,7 +63,7 @@ class TurnOutcome:
 
     Attributes:
         reward: Check weight newly earned by the closing step, over the task's total weight.
-        done: The episode is over (terminated or truncated).
+        done: The episode is over (the timeline ran out; see :attr:`EpisodeSession.truncated`).
         event: The next turn's opening text (``None`` when the episode is over).
         checks: Check results frozen by the closing step (grading data: never show a policy).
     """
@@ -152,7 +152,10 @@ class EpisodeSession:
         """Run one tool call in the open turn; its result (parsed JSON, else the raw text).
 
         A failed call (unknown tool, bad arguments, refused action) returns the service's
-        ``{"error": ..., "code": ...}`` object and leaves the world unchanged.
+        ``{"error": ..., "code": ...}`` object and leaves the world unchanged; so does a call
+        over a tool-call budget (``TURN_BUDGET``, ``EPISODE_BUDGET``): the turn stays open
+        for :meth:`end_turn`. While few calls are left the result says how many
+        (``tool_calls_left``).
 
         Raises:
             RuntimeError: no episode is running, or it is over.
@@ -163,8 +166,6 @@ class EpisodeSession:
             {"tool_calls": [{"name": name, "arguments": arguments if arguments is not None else {}}], "reply": None}
         )
         self._after_step(obs, reward, terminated, truncated, info)
-        if truncated:
-            return {"error": "tool-call budget exhausted: the episode was truncated", "code": "BUDGET_EXHAUSTED"}
         tool_msgs = [m for m in obs["messages"] if m["role"] == "tool"]
         content = tool_msgs[-1]["content"] if tool_msgs else ""
         try:
