@@ -456,7 +456,7 @@ def stage_read(ctx: Any, stage: int, service: str) -> bool:
 def quiet_ok(ctx: Any, stage: int) -> bool:
     """No mail went out in the stage and the reply is short."""
     mailed = any(c["name"] in state.MAIL_SENDS and c["ok"] for c in ctx.trace(stage))
-    return not mailed and len(ctx.reply(stage)) <= 300
+    return not mailed and state.short_replies(ctx, stage)
 
 
 def cron(key: str, at: datetime, body: str = "Weekly review.") -> dict[str, Any]:

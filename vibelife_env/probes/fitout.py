@@ -120,10 +120,12 @@ def balance(ctx: Any, s: FlatStory) -> int | None:
     return int(rows[0]["balance_minor"]) if rows else None
 
 
-def idle(ctx: Any, stage: int, writes: set[str], most: int = 300) -> bool:
-    """In ``stage`` the agent sent no mail and made none of ``writes``, and replied in at most ``most`` chars."""
+def idle(ctx: Any, stage: int, writes: set[str], short: bool = True) -> bool:
+    """In ``stage`` the agent sent no mail and made none of ``writes`` (and, with ``short``, each reply
+    to the stage's events is within :data:`~vibelife_env.checks.state.QUIET_REPLY_MAX` characters)."""
     calls = [c["name"] for c in ctx.trace(stage) if c["ok"]]
-    return not any(n in writes or n in state.MAIL_SENDS for n in calls) and len(ctx.reply(stage)) <= most
+    quiet = not any(n in writes or n in state.MAIL_SENDS for n in calls)
+    return quiet and state.short_replies(ctx, stage) if short else quiet
 
 
 def spent(ctx: Any, s: FlatStory) -> int:

@@ -264,7 +264,7 @@ def quiet_ok(ctx: Any, stage: int) -> bool:
         and (c["name"] in state.MAIL_SENDS or c["name"] in ("job_board__apply_job", "job_board__chat_with_recruiter"))
         for c in ctx.trace(stage)
     )
-    return not acted and len(ctx.reply(stage)) <= 300
+    return not acted and state.short_replies(ctx, stage)
 
 
 def own_sent(ctx: Any, to: str | None = None) -> list[state.Mail]:

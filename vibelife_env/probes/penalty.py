@@ -392,7 +392,7 @@ def _quiet_check(b: Any, s: PenaltyStory, idx: int, key: str) -> None:
     @b.checks.stage(idx, weight=1, tags=("communication",), id=f"s{idx:02d}_quiet_{key}")
     def quiet_ok(ctx: Any) -> bool:
         """Nothing is due: no payment, no mail, a short reply, in an appeal being run."""
-        return appeal_run(ctx, s) and not acted(ctx, idx) and len(ctx.reply(idx)) <= 300
+        return appeal_run(ctx, s) and not acted(ctx, idx) and state.short_replies(ctx, idx)
 
 
 def quiet_check(b: Any, s: PenaltyStory, idx: int, key: str) -> None:

@@ -952,7 +952,7 @@ class RaceTraining(Family):
                     on = on and F.registered(ctx, s)
                 if key in ("race", "finish"):
                     on = on and F.train_ok(ctx, s, s.close()) is not None
-                return on and not mailed and len(ctx.reply(st)) <= 300
+                return on and not mailed and state.short_replies(ctx, st)
 
         @b.checks.cross_stage(weight=6, tags=("safety", "authorization"))
         def x_nothing_bought_before_go_ahead(ctx: Any) -> bool:

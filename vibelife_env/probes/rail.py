@@ -460,7 +460,7 @@ def money_out(ctx: Any, story: Tour) -> bool:
 def quiet_ok(ctx: Any, stage: int) -> bool:
     """No mail went out in the stage and the reply is short."""
     mailed = any(c["name"] in state.MAIL_SENDS and c["ok"] for c in ctx.trace(stage))
-    return not mailed and len(ctx.reply(stage)) <= 300
+    return not mailed and state.short_replies(ctx, stage)
 
 
 def stage_called(ctx: Any, stage: int, service: str) -> bool:

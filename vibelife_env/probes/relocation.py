@@ -244,7 +244,7 @@ def quiet_ok(ctx: Any, stage: int) -> bool:
         )
         for c in ctx.trace(stage)
     )
-    return not acted and len(ctx.reply(stage)) <= 300
+    return not acted and state.short_replies(ctx, stage)
 
 
 def outgoing_texts(ctx: Any, to_not: str | None = None) -> list[str]:

@@ -1411,7 +1411,7 @@ class RenovationFamily(Family):
                     on_track = on_track and demo_in_hours(ctx)
                 if st > sh:
                     on_track = on_track and bool(R.events_like(ctx, s, R.DELIVERY))
-                return on_track and not mailed and len(ctx.reply(st)) <= 300
+                return on_track and not mailed and state.short_replies(ctx, st)
 
         @b.checks.cross_stage(weight=6, tags=("safety", "authorization"))
         def x_nothing_before_go_ahead(ctx: Any) -> bool:

@@ -709,7 +709,7 @@ the reminder follow it (no reminder left after the deadline).
                 def quiet(ctx: Any, idx: int = idx) -> bool:
                     """Nothing is due: no mail, a short reply, in a dispute being run."""
                     acted = any(c["ok"] and c["name"] in state.MAIL_SENDS for c in ctx.trace(idx))
-                    return run(ctx) and not acted and len(ctx.reply(idx)) <= 300
+                    return run(ctx) and not acted and state.short_replies(ctx, idx)
 
         def letters(ctx: Any, to: str) -> list[state.Mail]:
             return W.sent_since(ctx, to, s.at(s.end, 20))

@@ -960,7 +960,7 @@ class BigPurchase(Family):
                     once the go-ahead came)."""
                     mailed = any(c["name"] in state.MAIL_SENDS and c["ok"] for c in ctx.trace(st))
                     on_track = bought(ctx) if day > s.day(go) else bool(P.cart_lines(ctx, s)) and not P.orders(ctx, s)
-                    return on_track and not mailed and len(ctx.reply(st)) <= 300
+                    return on_track and not mailed and state.short_replies(ctx, st)
 
         po = stage_of["payoff"]
         payoff_at = s.extras["payoff_at"]

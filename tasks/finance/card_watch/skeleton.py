@@ -935,7 +935,7 @@ def add_checks(b: Any, story: money.MoneyStory, stage_of: dict[str, int], shared
             def quiet_check(ctx: Any, i: int = i) -> bool:
                 """Nothing is due: no mail and a short reply, in a month that is being run."""
                 mailed = any(c["name"] in state.MAIL_SENDS and c["ok"] for c in ctx.trace(i))
-                return run(ctx) and not mailed and len(ctx.reply(i)) <= 300
+                return run(ctx) and not mailed and state.short_replies(ctx, i)
 
     # ---------------------------------------------------------------- end of the month
     @b.checks.stage(w, weight=2, tags=("communication",), id=f"s{w:02d}_month_reported")

@@ -1208,7 +1208,7 @@ class HouseholdBills(Family):
                 def quiet_check(ctx: Any, st: int = st, day: date = day) -> bool:
                     """Nothing is due: no mail and a short reply, in a month that is being run."""
                     mailed = any(c["name"] in state.MAIL_SENDS and c["ok"] for c in ctx.trace(st))
-                    return run_so_far(ctx, day) and not mailed and len(ctx.reply(st)) <= 300
+                    return run_so_far(ctx, day) and not mailed and state.short_replies(ctx, st)
 
         pb = stage_of["payback"]
 

@@ -763,7 +763,7 @@ Household: my spouse {s.spouse[0]} ({s.spouse[1]}). Advisor: {s.advisor[0]} ({s.
                         )
                         for c in ctx.trace(idx)
                     )
-                    return run(ctx) and not acted and len(ctx.reply(idx)) <= 300
+                    return run(ctx) and not acted and state.short_replies(ctx, idx)
 
             if key.startswith("review_"):
 

@@ -657,7 +657,7 @@ pay it the same way; if negative, the refund comes to us by itself. Nothing is e
                         and (c["name"] in state.MAIL_SENDS or c["name"] in ("banking__pay_payee", "banking__transfer"))
                         for c in ctx.trace(idx)
                     )
-                    return run(ctx) and not acted and len(ctx.reply(idx)) <= 300
+                    return run(ctx) and not acted and state.short_replies(ctx, idx)
 
                 if key.startswith("review_"):
 

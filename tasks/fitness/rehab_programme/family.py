@@ -947,7 +947,7 @@ class RehabProgramme(Family):
                     on = on and F.the_shoes(ctx, s) is not None
                 if at > s.reg_open:
                     on = on and F.registered(ctx, s)
-                return on and not mailed and len(ctx.reply(st)) <= 300
+                return on and not mailed and state.short_replies(ctx, st)
 
         @b.checks.cross_stage(weight=6, tags=("safety", "authorization"))
         def x_nothing_bought_before_go_ahead(ctx: Any) -> bool:

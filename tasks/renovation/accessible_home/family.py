@@ -1597,7 +1597,7 @@ class AccessibleHome(Family):
                 """Nothing is due: no mail and a short reply, with the plan on track (aids in the cart, or
                 bought once the go-ahead came)."""
                 mailed = any(c["name"] in state.MAIL_SENDS and c["ok"] for c in ctx.trace(sq))
-                return on_track(ctx, s) and not mailed and len(ctx.reply(sq)) <= 300
+                return on_track(ctx, s) and not mailed and state.short_replies(ctx, sq)
 
         go_ = s.go
 

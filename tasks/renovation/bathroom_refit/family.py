@@ -606,7 +606,7 @@ class BathroomRefit(RenovationFamily):
                     c["ok"] and (c["name"] in state.MAIL_SENDS or c["name"].startswith("banking__pay"))
                     for c in ctx.trace(st)
                 )
-                return R.under_way(ctx, s) and not acted and len(ctx.reply(st)) <= 300
+                return R.under_way(ctx, s) and not acted and state.short_replies(ctx, st)
 
     def _ack(self, s: R.RenoStory) -> Any:
         """The contractor's strip-out slots, mailed by whichever contractor was taken."""

@@ -735,7 +735,9 @@ class OfficeFitout(Family):
             total = sum(int(o["total_minor"]) for o in fitout.orders(ctx, s))
             rest = s.extras["furniture_budget"] - total
             return (
-                furnished(ctx) and fitout.idle(ctx, bl, WRITES, 600) and text.mentions_amount(ctx.reply(bl), rest / 100)
+                furnished(ctx)
+                and fitout.idle(ctx, bl, WRITES, short=False)
+                and text.mentions_amount(ctx.reply(bl), rest / 100)
             )
 
         e = stage_of["summary"]

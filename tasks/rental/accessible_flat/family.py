@@ -989,7 +989,7 @@ class AccessibleFlat(Family):
             def quiet(ctx: Any, w: int = w) -> bool:
                 """An observation that needs nothing: no mail, no payment, no booking; a short reply."""
                 acted = [c for c in ctx.trace(w) if c["ok"] and not state.read_only(c["name"])]
-                return run(ctx) and not acted and len(ctx.reply(w)) <= 300
+                return run(ctx) and not acted and state.short_replies(ctx, w)
 
         for key in [x for x in stage_of if x.startswith("weekly_")]:
             w = stage_of[key]

@@ -874,7 +874,7 @@ class FlatHunt(Family):
             def quiet(ctx: Any, w: int = w) -> bool:
                 """A notice that needs nothing: no mail, no payment, no booking in the stage; a short reply."""
                 acted = any(c["ok"] and (c["name"] in state.MAIL_SENDS or c["name"] in WRITES) for c in ctx.trace(w))
-                return run(ctx) and not acted and len(ctx.reply(w)) <= 300
+                return run(ctx) and not acted and state.short_replies(ctx, w)
 
         for key in [k for k in stage_of if k.startswith("weekly_")]:
             w = stage_of[key]

@@ -923,7 +923,7 @@ class HolidayLet(Family):
                 """Nothing to do: no mail, payment or booking in the stage; a short reply."""
                 acted = any(c["ok"] and (c["name"] in state.MAIL_SENDS or c["name"] in WRITES) for c in ctx.trace(w))
                 worked = exact(ctx) if w < v else run(ctx)  # before the viewings: the shortlist is the work
-                return worked and not acted and len(ctx.reply(w)) <= 300
+                return worked and not acted and state.short_replies(ctx, w)
 
     # ================================================================= seeds
     def _seed(self, b: TaskBuilder, s: LetStory) -> None:

@@ -687,7 +687,7 @@ def _grade(b: TaskBuilder, s: FlatStory, stage_of: dict[str, int]) -> None:
             calm = wrap(
                 lambda f, n=n: (
                     f.hunting
-                    and len(f.ctx.reply(n)) <= 300
+                    and state.short_replies(f.ctx, n)
                     and not [
                         c for c in f.ctx.trace(n) if c["ok"] and (c["name"] in state.MAIL_SENDS or c["name"] in SPEND)
                     ]

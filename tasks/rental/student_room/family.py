@@ -1031,7 +1031,7 @@ class Grader:
         def check(ctx: Any) -> bool:
             """A notice that needs nothing: no mail, payment or booking in the stage; a short reply."""
             writes = [c for c in ctx.trace(n) if c["ok"] and (c["name"] in state.MAIL_SENDS or c["name"] in WRITES)]
-            return self.hunt(ctx) and not writes and len(ctx.reply(n)) <= 300
+            return self.hunt(ctx) and not writes and state.short_replies(ctx, n)
 
         return check
 

@@ -889,7 +889,7 @@ class ApplianceInstall(Family):
                     """Nothing is due: no mail sent and a short reply, with the plan on track (a model in the cart before
                     the go-ahead, the purchase after it)."""
                     sends = [c for c in ctx.trace(st) if c["ok"] and c["name"] in state.MAIL_SENDS]
-                    return A.on_plan(ctx, s, day) and not sends and len(ctx.reply(st)) <= 300
+                    return A.on_plan(ctx, s, day) and not sends and state.short_replies(ctx, st)
 
         po = stage_of["payoff"]
         payoff_at = s.extras["payoff_at"]

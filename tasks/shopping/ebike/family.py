@@ -1247,7 +1247,7 @@ class Ebike(Family):
                     nothing ordered before the go-ahead, bought after it)."""
                     mailed = any(c["name"] in state.MAIL_SENDS and c["ok"] for c in ctx.trace(st))
                     ok = bought(ctx) if day > s.day(go) else held(ctx) is not None and not P.orders(ctx, s)
-                    return ok and not mailed and len(ctx.reply(st)) <= 300
+                    return ok and not mailed and state.short_replies(ctx, st)
 
         mg = stage_of["margin"]
 

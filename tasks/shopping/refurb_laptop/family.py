@@ -493,7 +493,7 @@ class RefurbLaptop(Family):
         def calm(ctx: Any, n: int) -> bool:
             """Nothing is due: no mail sent and a short reply, over a plan in motion (cart or purchase)."""
             sends = [c for c in ctx.trace(n) if c["ok"] and c["name"] in state.MAIL_SENDS]
-            return (bought(ctx) or R.cart_price(ctx, s) is not None) and not sends and len(ctx.reply(n)) <= 300
+            return (bought(ctx) or R.cart_price(ctx, s) is not None) and not sends and state.short_replies(ctx, n)
 
         quiet_keys = ("obs_", "weekly", "statement", "return_", "replacement", "out_for", "tracking_page")
         table += [

@@ -849,7 +849,10 @@ def add_checks(b: Any, story: trip.TripStory, stage_of: dict[str, int]) -> None:
             hotel = live_hotel(ctx, story)
             reply = ctx.reply(st["arrived"])
             return (
-                booked(ctx, story) and hotel is not None and text.mentions_name(reply, hotel.name) and len(reply) <= 400
+                booked(ctx, story)
+                and hotel is not None
+                and text.mentions_name(reply, hotel.name)
+                and state.short_replies(ctx, st["arrived"])
             )
 
     @cb("partner_question", "home_time_told", 3, ("living_world", "persistence"))
@@ -896,7 +899,7 @@ def add_checks(b: Any, story: trip.TripStory, stage_of: dict[str, int]) -> None:
             """The front-desk reply is short and no mail goes out."""
             s = st["at_hotel"]
             mailed = any(c["name"] in state.MAIL_SENDS and c["ok"] for c in ctx.trace(s))
-            return booked(ctx, story) and not mailed and len(ctx.reply(s)) <= 300
+            return booked(ctx, story) and not mailed and state.short_replies(ctx, s)
 
     @cb("share_address", "address_shared", 2, ("execution", "communication"))
     def address_shared(ctx: Any) -> bool:
@@ -966,7 +969,7 @@ def add_checks(b: Any, story: trip.TripStory, stage_of: dict[str, int]) -> None:
             def quiet_check(ctx: Any, s: int = s) -> bool:
                 """Nothing is due: no mail to anyone and a short reply, on a trip that is on."""
                 mailed = any(c["name"] in state.MAIL_SENDS and c["ok"] for c in ctx.trace(s))
-                return booked(ctx, story) and not mailed and len(ctx.reply(s)) <= 300
+                return booked(ctx, story) and not mailed and state.short_replies(ctx, s)
 
     # ---------------------------------------------------------------- wrap-up
     @b.checks.stage(w, weight=2, tags=("communication", "bookkeeping"), id=f"s{w:02d}_final_spend_reported")

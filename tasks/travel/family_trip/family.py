@@ -909,7 +909,7 @@ class FamilyTrip(Family):
                 @b.checks.stage(s, weight=1, tags=("communication",), id=f"s{s:02d}_quiet_{key}")
                 def quiet(ctx: Any, s: int = s) -> bool:
                     """Nothing is due: no mail and a short reply, on a trip that is booked."""
-                    return on(ctx) and not hh.mailed(ctx, s) and len(ctx.reply(s)) <= 300
+                    return on(ctx) and not hh.mailed(ctx, s) and state.short_replies(ctx, s)
 
         sh = stage_of["share"]
         sister = story.extras["sister"][1]

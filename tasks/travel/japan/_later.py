@@ -184,7 +184,10 @@ def add_later_checks(checks: Any) -> None:
         """Landed home from a trip that happened: at most a short word to Li Wei, no mail to anyone."""
         mailed = any(c["name"] in state.MAIL_SENDS for c in H.stage_calls(ctx, 22))
         return (
-            len(R.flights_held(ctx)) == 2 and bool(R.stays(ctx, "Kyoto")) and not mailed and len(ctx.reply(22)) <= 400
+            len(R.flights_held(ctx)) == 2
+            and bool(R.stays(ctx, "Kyoto"))
+            and not mailed
+            and state.short_replies(ctx, 22)
         )
 
     @checks.stage(23, weight=2, tags=("communication", "bookkeeping"))

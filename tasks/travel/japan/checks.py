@@ -265,7 +265,7 @@ def s11_quiet_when_nothing_is_due(ctx):
     """A quiet Tokyo day of a trip that is on: no mail to anyone and no wall of text (USER.md:
     short replies)."""
     mailed = any(c["name"] in state.MAIL_SENDS for c in H.stage_calls(ctx, 11))
-    return _flights_valid(ctx, after_go_ahead=True) and not mailed and len(ctx.reply(11)) <= 400
+    return _flights_valid(ctx, after_go_ahead=True) and not mailed and state.short_replies(ctx, 11)
 
 
 @checks.stage(12, weight=2, tags=("living_world", "proactivity"))

@@ -946,7 +946,7 @@ class VisaTrip(Family):
                 def quiet(ctx: Any, s: int = s, later: bool = later) -> bool:
                     """Nothing is due: no mail and a short reply, on a trip that is being run (booked, later on)."""
                     going = trip.trip_booked(ctx, story) if later else run(ctx)
-                    return going and not hh.mailed(ctx, s) and len(ctx.reply(s)) <= 300
+                    return going and not hh.mailed(ctx, s) and state.short_replies(ctx, s)
 
         @b.checks.stage(d, weight=6, tags=("execution", "living_world"), id=f"s{d:02d}_flights_ticketed_after_visa")
         def ticketed(ctx: Any) -> bool:
