@@ -21,6 +21,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "rollout": ("vibelife_env.commands.rollout", "generate a JSONL rollout dataset (optionally with Ray workers)"),
     "eval": ("vibelife_env.commands.evaluate", "evaluate an agent over attempts and write an HTML/JSON report"),
     "serve": ("vibelife_env.commands.serve", "serve a live episode over MCP or OpenEnv for agent harnesses"),
+    "play": ("vibelife_env.commands.play", "play an episode one action per call (new, step, show, score)"),
 }
 
 
