@@ -21,6 +21,18 @@ from vibelife_env.validation import validate_env
 FAMILY_IDS = [i for i in vibelife_env.registered_ids() if "family_dir" in gym.registry[i].kwargs]
 CITY = "VibeLife-travel-city-break-v0"
 
+#: The default run gates one instance of the first family of each domain; ``pytest -m gates``
+#: (which CI runs) gates every test instance and a train seed of every family.
+FIRST_OF_DOMAIN: dict[str, str] = {}
+for _id in FAMILY_IDS:
+    FIRST_OF_DOMAIN.setdefault(load_family(gym.spec(_id).kwargs["family_dir"]).domain, _id)
+SAMPLE = set(FIRST_OF_DOMAIN.values())
+
+
+def _gated(env_id: str, first: bool) -> list:
+    """The ``gates`` mark, except on the default run's sample."""
+    return [] if first and env_id in SAMPLE else [pytest.mark.gates]
+
 
 def _fingerprint(task) -> str:
     """Everything an instance is made of, as text (checks by id and weight)."""
@@ -117,13 +129,16 @@ def test_a_family_instance_snapshots_and_forks_exactly():
     assert other.world.digest() == env.world.digest()
 
 
-@pytest.mark.parametrize("env_id", FAMILY_IDS)
-@pytest.mark.parametrize("instance", range(TEST_INSTANCES))
+@pytest.mark.parametrize(
+    ("env_id", "instance"),
+    [pytest.param(e, i, marks=_gated(e, i == 0)) for e in FAMILY_IDS for i in range(TEST_INSTANCES)],
+)
 def test_every_gate_passes_on_the_test_instances(env_id, instance):
     v = validate_env(env_id, env_kwargs={"split": "test", "instance": instance})
     assert v.ok, v.problems
 
 
+@pytest.mark.gates
 @pytest.mark.parametrize(("env_id", "seed"), [(e, 100 + i) for i, e in enumerate(FAMILY_IDS)])
 def test_every_gate_passes_on_a_train_seed(env_id, seed):
     """One train seed per family, a different one each (hundreds run in benchmarks/bench_families.py)."""

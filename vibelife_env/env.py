@@ -152,6 +152,8 @@ class VibeLifeEnv(gym.Env[dict, dict]):
         max_stages: Bound of the observation's ``stage`` space (default: the task's stages).
         max_idle_steps: Steps of a turn with neither a tool call nor a reply after which
             the turn closes as a silent reply (see the module docstring).
+        explain_failures: Give every failed check a reason in ``info`` (default); ``False``
+            skips the instrumented re-run that finds it, for throughput (rewards are the same).
 
     Raises:
         ValueError: a bad ``render_mode``, both or neither of ``task_dir`` and ``task``,
@@ -173,7 +175,9 @@ class VibeLifeEnv(gym.Env[dict, dict]):
         task: Task | None = None,
         max_stages: int | None = None,
         max_idle_steps: int = DEFAULT_MAX_IDLE_STEPS,
+        explain_failures: bool = True,
     ) -> None:
+        self.explain_failures = explain_failures
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode must be one of {self.metadata['render_modes']} or None, got {render_mode!r}")
         if task is None and task_dir is not None:
@@ -204,6 +208,7 @@ class VibeLifeEnv(gym.Env[dict, dict]):
             strict_mutations=self.strict_mutations,
             max_wakeups=self.max_wakeups,
             max_idle_steps=self.max_idle_steps,
+            explain_failures=self.explain_failures,
         )
         self._carry: list[CheckResult] = []
         self._tool_schemas: list[dict[str, Any]] | None = None
@@ -360,6 +365,7 @@ class VibeLifeEnv(gym.Env[dict, dict]):
             task=self.task,
             max_stages=self._max_stages,
             max_idle_steps=self.max_idle_steps,
+            explain_failures=self.explain_failures,
         )
         other.restore(self.snapshot())
         return other

@@ -275,6 +275,8 @@ class Episode:
         max_wakeups: Wake-ups the assistants may schedule per episode.
         max_idle_steps: Steps of a turn without a tool call or a reply after which the
             turn closes in silence (see the module docstring).
+        explain_failures: Give every failed check a reason found by re-running it
+            instrumented (:mod:`vibelife_env.checks.explain`); off only for throughput.
 
     Raises:
         ValueError: seats repeat or are missing, or ``max_idle_steps`` is not a positive int.
@@ -290,7 +292,9 @@ class Episode:
         strict_mutations: bool = False,
         max_wakeups: int = DEFAULT_MAX_WAKEUPS,
         max_idle_steps: int = DEFAULT_MAX_IDLE_STEPS,
+        explain_failures: bool = True,
     ) -> None:
+        self.explain_failures = explain_failures
         if not seats or len(set(seats)) != len(seats):
             raise ValueError(f"seats must be distinct and non-empty, got {list(seats)}")
         if isinstance(max_idle_steps, bool) or not isinstance(max_idle_steps, int) or max_idle_steps < 1:
@@ -344,7 +348,7 @@ class Episode:
         self.world.scheduler.configure(self.horizon, self.max_wakeups)
         self.record = EpisodeRecord()
         self.seats = {s: Seat(s, self.record if self.solo else EpisodeRecord()) for s in self.seat_names}
-        self.scorer = Scorer(self.task.checks)
+        self.scorer = Scorer(self.task.checks, self.explain_failures)
         self.cursor = 0
         self.stage = self.task.stages[0].index
         self.transcript: list[str] = []
@@ -696,7 +700,7 @@ class Episode:
             self.world.restore(snap.world)
         self.record = snap.record.copy()
         self.seats = {s.name: s.copy(self.record if self.solo else None) for s in snap.seats}
-        self.scorer = Scorer(self.task.checks)
+        self.scorer = Scorer(self.task.checks, self.explain_failures)
         self.scorer.results = dict(snap.results)
         self.cursor, self.stage, self.done = snap.cursor, snap.stage, snap.done
         self.transcript = list(snap.transcript)

@@ -32,12 +32,14 @@ def truthy(value: Any) -> bool:
 UNEXPLAINED = "the check's condition was false (no further reason could be read from it)"
 
 
-def evaluate(check: Check, ctx: CheckContext) -> CheckResult:
+def evaluate(check: Check, ctx: CheckContext, explain_failures: bool = True) -> CheckResult:
     """Run one check; an exception counts as a failure and is recorded, never raised.
 
     A failed check gets a reason: its own (a :class:`~vibelife_env.checks.verdict.Verdict`,
     a ``(passed, detail)`` pair or a rubric's detail dict), else the first false condition
-    :func:`~vibelife_env.checks.explain.explain` finds by running it again instrumented.
+    :func:`~vibelife_env.checks.explain.explain` finds by running it again instrumented
+    (skipped with ``explain_failures=False``, for throughput: the reason is then only the
+    check's own, possibly ``""``).
     """
     reason = ""
     try:
@@ -49,7 +51,7 @@ def evaluate(check: Check, ctx: CheckContext) -> CheckResult:
         passed, error = False, f"{type(exc).__name__}: {exc}"
         reason = f"the check raised {error}{_where(exc)}"
     if not passed and not reason:
-        reason = reason_of(value) or explain(check.fn, ctx) or UNEXPLAINED
+        reason = reason_of(value) or (explain(check.fn, ctx) or UNEXPLAINED if explain_failures else "")
     return CheckResult(check.id, check.tier, check.stage, check.weight, passed, error, reason, check.description)
 
 
@@ -65,10 +67,11 @@ def _where(exc: BaseException) -> str:
 
 
 class Scorer:
-    """Holds a suite's frozen results over one episode."""
+    """Holds a suite's frozen results over one episode (``explain_failures``: see :func:`evaluate`)."""
 
-    def __init__(self, suite: CheckSuite) -> None:
+    def __init__(self, suite: CheckSuite, explain_failures: bool = True) -> None:
         self.suite = suite
+        self.explain_failures = explain_failures
         self.total_weight = suite.total_weight
         self.results: dict[str, CheckResult] = {}
 
@@ -81,7 +84,7 @@ class Scorer:
         for check in checks:
             if check.id in self.results:
                 continue
-            result = evaluate(check, context_for(check))
+            result = evaluate(check, context_for(check), self.explain_failures)
             self.results[check.id] = result
             out.append(result)
         return out
