@@ -123,9 +123,18 @@ class Service(ToolProvider):
         return self.conn.serialize()
 
     def restore(self, image: bytes) -> None:
-        """Replace the whole database with a serialized image."""
-        self.conn.deserialize(image)
-        self.conn.execute("PRAGMA foreign_keys = ON")
+        """Replace the whole database with a serialized image, on a new connection.
+
+        Deserializing into the connection in use would keep SQLite's prepared statements and
+        schema state from the old image: SQLite 3.40 then crashes re-preparing some of them
+        (an ``IN (SELECT ... json_each(...))`` mutation on a second episode segfaulted in
+        ``sqlite3CodeRhsOfIN``). A fresh connection starts from the image alone.
+        """
+        conn = open_db()
+        conn.deserialize(image)
+        conn.execute("PRAGMA foreign_keys = ON")
+        old, self.conn = self.conn, conn
+        old.close()
 
     def digest(self) -> str:
         """SHA-256 of the logical contents (every table's rows, ordered)."""
