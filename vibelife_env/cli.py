@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import sys
+import warnings
 
 #: subcommand → (module, one-line help)
 COMMANDS: dict[str, tuple[str, str]] = {
@@ -59,6 +60,7 @@ def main(argv: list[str] | None = None) -> int:
     ``--debug`` errors propagate with their traceback. Ctrl-C returns 130.
     """
     argv = list(sys.argv[1:] if argv is None else argv)
+    warnings.formatwarning = _one_line_warning
     command = next((a for a in argv if not a.startswith("-")), None)
     parser = build_parser(command if command in COMMANDS else None)
     args = parser.parse_args(argv)
@@ -95,6 +97,11 @@ def main(argv: list[str] | None = None) -> int:
             file=sys.stderr,
         )
         return 1
+
+
+def _one_line_warning(message: Warning | str, category: type[Warning], *_: object, **__: object) -> str:
+    """A warning on the command line: one line, no source excerpt."""
+    return f"warning: {message}\n"
 
 
 if __name__ == "__main__":

@@ -34,6 +34,7 @@ episode, ``info["history"]`` (the messages that led to the snapshot, when given)
 from __future__ import annotations
 
 import inspect
+import warnings
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
@@ -232,7 +233,8 @@ class EpisodeRunner:
         num_workers: Actors; ``0`` runs episodes in-process without Ray.
         ray_address: ``None`` for a local Ray, or a cluster address (ignored when Ray is
             already initialised).
-        num_cpus_per_worker: CPUs each actor reserves.
+        num_cpus_per_worker: CPUs each actor reserves (less when ``num_workers`` of them would
+            not fit in the CPUs Ray has: see :func:`fit_cpus`).
         max_in_flight: Episodes queued on each actor at once (2 hides the round trip between
             episodes; when an actor dies, every episode queued on it is retried once).
         worker_cls: The actor body (Ray only): :class:`EpisodeWorker`, or
@@ -262,7 +264,12 @@ class EpisodeRunner:
         self.max_in_flight = max_in_flight
         self._local = EpisodeWorker(policy) if num_workers == 0 else None
         self._ray = ensure_ray(ray_address) if num_workers else None
-        self._cls = self._ray.remote(num_cpus=num_cpus_per_worker, max_restarts=0)(worker_cls) if self._ray else None
+        self.num_cpus_per_worker = num_cpus_per_worker
+        if self._ray is not None:
+            self.num_cpus_per_worker = fit_cpus(num_workers, num_cpus_per_worker, self._ray.cluster_resources())
+        self._cls = (
+            self._ray.remote(num_cpus=self.num_cpus_per_worker, max_restarts=0)(worker_cls) if self._ray else None
+        )
         self._actors: list[Any] = [self._new_actor() for _ in range(num_workers)]
 
     def _new_actor(self) -> Any:
@@ -361,6 +368,28 @@ class EpisodeRunner:
 
     def __exit__(self, *exc: Any) -> None:
         self.close()
+
+
+def fit_cpus(workers: int, per_worker: float, resources: dict[str, float]) -> float:
+    """The CPUs each of ``workers`` actors can reserve so that all of them get scheduled.
+
+    Actors that ask for more CPUs than the cluster has would wait forever with the jobs dealt
+    to them; above the CPU count each gets a share (``--workers 3`` on 2 CPUs: 0.67 each),
+    and a warning says so once.
+
+    >>> fit_cpus(2, 1.0, {"CPU": 2.0}), round(fit_cpus(3, 1.0, {"CPU": 2.0}), 3)
+    (1.0, 0.667)
+    """
+    total = float(resources.get("CPU", 0.0))
+    if total <= 0 or workers * per_worker <= total:
+        return per_worker
+    share = total / workers
+    warnings.warn(
+        f"{workers} workers x {per_worker:g} CPU > the {total:g} CPUs Ray has: each worker reserves {share:.2f} CPU",
+        RuntimeWarning,
+        stacklevel=3,
+    )
+    return share
 
 
 def _short(exc: BaseException) -> str:

@@ -9,6 +9,7 @@ import time
 from pathlib import Path
 
 import gymnasium as gym
+import pytest
 
 import vibelife_env  # noqa: F401
 from vibelife_env.commands import rollout
@@ -74,6 +75,16 @@ def test_dead_worker_is_replaced_and_episode_retried_once(tmp_path):
     assert not failed.ok and failed.attempts == 1 and "policy bug" in failed.error
 
 
+def test_more_workers_than_cpus_share_them_and_finish():
+    jobs = [EpisodeJob(DEMO, seed=s) for s in range(8)]
+    with pytest.warns(RuntimeWarning, match="each worker reserves 0.67 CPU"):
+        runner = EpisodeRunner("oracle", num_workers=3)  # the session's local Ray has 2 CPUs
+    with runner:
+        results = list(runner.run(jobs))
+    assert sorted(r.index for r in results) == list(range(8)) and all(r.ok for r in results)
+    assert {r.worker for r in results} == {0, 1, 2}  # every worker was scheduled
+
+
 def test_fork_group_from_one_snapshot():
     env = gym.make(DEMO).unwrapped
     env.reset(seed=11)
@@ -114,3 +125,46 @@ def test_rollout_dataset_is_byte_identical(tmp_path):
     assert row["score"] == 100.0 and row["tools"][0]["type"] == "function"
     assert row["messages"][0]["role"] == "system" and any("tool_calls" in m for m in row["messages"])
     assert abs(sum(row["rewards"]) - 1.0) < 1e-9 and row["checks"] and row["env_version"]
+
+
+CRASHY = '''
+import os
+from pathlib import Path
+
+
+class CrashOnce:
+    name = "crash_once"
+
+    def reset(self, info):
+        marker = MARKER
+        if info["job"]["seed"] == 1 and not os.path.exists(marker):
+            Path(marker).write_text("crashed")
+            os._exit(1)
+
+    def act(self, obs, info):
+        return ""
+
+
+def build(task=None):
+    return CrashOnce()
+'''
+
+
+def test_a_worker_crash_is_in_the_summary_and_the_exit_status(tmp_path, monkeypatch, capsys):
+    (tmp_path / "crashy.py").write_text(CRASHY.replace("MARKER", repr(str(tmp_path / "crashed"))))
+    monkeypatch.chdir(tmp_path)
+    args = argparse.Namespace(
+        env=[DEMO],
+        agent="crashy:build",
+        episodes=3,
+        workers=2,
+        out=str(tmp_path / "r.jsonl"),
+        seed=0,
+        ray_address=None,
+        bundles=None,
+        no_progress=True,
+    )
+    assert rollout.main(args) == 1  # retried and finished, yet the crash is not hidden
+    err = capsys.readouterr().err
+    assert "retried once after a worker died" in err and "ran again after a worker crash" in err
+    assert len((tmp_path / "r.jsonl").read_text().splitlines()) == 3

@@ -183,11 +183,15 @@ def play_here(keys: list[Key], args: argparse.Namespace, bar: Any) -> Iterator[t
             yield (agent_name, env_id, k, seed), r
 
 
-def play_on_workers(keys: list[Key], workers: int, fail_fast: bool) -> Iterator[tuple[Key, EpisodeResult]]:
+def play_on_workers(
+    keys: list[Key], workers: int, fail_fast: bool, problems: list[str] | None = None
+) -> Iterator[tuple[Key, EpisodeResult]]:
     """Play eval episodes on ``workers`` Ray actors, yielding each as it ends (any order).
 
     An episode whose agent raised comes back as a zero-score truncated result naming the
-    error (as in-process), unless ``fail_fast``.
+    error (as in-process), unless ``fail_fast``. Each episode that failed, or that ran
+    again because its worker died, is noted in ``problems`` (the run's summary and exit
+    status report them: a crash is never only retried).
     """
     import os
 
@@ -200,10 +204,15 @@ def play_on_workers(keys: list[Key], workers: int, fail_fast: bool) -> Iterator[
         with EpisodeRunner(AgentSpec(agent_name, os.getcwd()), num_workers=workers) as runner:
             for r in runner.run(jobs):
                 key = mine[r.index]
+                where = f"{agent_name} on {key[1]}" + ("" if key[2] is None else f"[{key[2]}]") + f" seed {key[3]}"
+                if r.attempts > 1 and problems is not None:
+                    problems.append(f"a worker died during {where}; the episode ran again" + ("" if r.ok else " and failed"))
                 if r.result is None:
                     if fail_fast:
-                        raise CLIError(f"{agent_name} on {key[1]} seed {key[3]}: {r.error}")
+                        raise CLIError(f"{where}: {r.error}")
                     print(f"warning: {agent_name} failed on {key[1]} (seed {key[3]}): {r.error}", file=sys.stderr)
+                    if problems is not None and r.attempts == 1:
+                        problems.append(f"{where} failed: {r.error}")
                     yield key, failed_result(key, r.error)
                     continue
                 r.result.agent = agent_name
@@ -323,10 +332,12 @@ def main(args: argparse.Namespace) -> int:
     if lines:
         print(f"resuming {out}: {len(lines)} of {len(plan)} episodes already there", file=sys.stderr)
     bar = tqdm(total=len(plan), initial=len(lines), unit="ep", disable=args.no_progress, file=sys.stderr)
+    problems: list[str] = []
     try:
         with JsonlAppender(path) as sink:
             todo = [key for key in plan if key not in lines]
-            for key, r in play_on_workers(todo, workers, args.fail_fast) if workers else play_here(todo, args, bar):
+            played = play_on_workers(todo, workers, args.fail_fast, problems) if workers else play_here(todo, args, bar)
+            for key, r in played:
                 row = {**r.to_dict(), "env_id": key[1], **({} if key[2] is None else {"instance": key[2]})}
                 line = json.dumps(row, ensure_ascii=False, sort_keys=True)
                 sink.append(line)
@@ -346,7 +357,11 @@ def main(args: argparse.Namespace) -> int:
     if read_lines(path) != ordered:
         write_atomic(path, "".join(line + "\n" for line in ordered))
     write_reports(out, agents, envs, ordered, infos, args)
-    return 0
+    for problem in problems:
+        print("problem:", problem, file=sys.stderr)
+    if problems:
+        print(f"{len(problems)} episode(s) had a worker crash or failed on a worker: exit status 1", file=sys.stderr)
+    return 1 if problems else 0
 
 
 def write_reports(

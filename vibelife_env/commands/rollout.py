@@ -302,4 +302,6 @@ def main(args: argparse.Namespace) -> int:
         print("failed:", f, file=sys.stderr)
     if failures:
         print(f"{len(failures)} episode(s) failed; --resume runs them again", file=sys.stderr)
-    return 1 if failures else 0
+    if retried:
+        print(f"{len(retried)} episode(s) ran again after a worker crash: exit status 1", file=sys.stderr)
+    return 1 if failures or retried else 0
