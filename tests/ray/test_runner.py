@@ -127,7 +127,7 @@ def test_rollout_dataset_is_byte_identical(tmp_path):
     assert abs(sum(row["rewards"]) - 1.0) < 1e-9 and row["checks"] and row["env_version"]
 
 
-CRASHY = '''
+CRASHY = """
 import os
 from pathlib import Path
 
@@ -147,7 +147,7 @@ class CrashOnce:
 
 def build(task=None):
     return CrashOnce()
-'''
+"""
 
 
 def test_a_worker_crash_is_in_the_summary_and_the_exit_status(tmp_path, monkeypatch, capsys):

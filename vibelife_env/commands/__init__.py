@@ -127,9 +127,14 @@ def check_env_ids(ids: list[str]) -> list[str]:
 
     unknown = [i for i in ids if i not in gym.registry]
     if unknown:
+        import difflib
+
+        known = vibelife_env.registered_ids()
+        close = [m for i in unknown for m in difflib.get_close_matches(i, known, n=3, cutoff=0.6)]
+        hint = f"did you mean {', '.join(dict.fromkeys(close))}? " if close else ""
         raise CLIError(
-            f"unknown env id{'s' if len(unknown) > 1 else ''} {', '.join(map(repr, unknown))}; "
-            f"registered: {', '.join(vibelife_env.registered_ids())} (`vibelife list`; --bundles PATH adds more)"
+            f"unknown env id{'s' if len(unknown) > 1 else ''} {', '.join(map(repr, unknown))}; {hint}"
+            f"{len(known)} ids are registered (`vibelife list` prints them; --bundles PATH adds more)"
         )
     return list(dict.fromkeys(ids))
 

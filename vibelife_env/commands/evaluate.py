@@ -206,7 +206,9 @@ def play_on_workers(
                 key = mine[r.index]
                 where = f"{agent_name} on {key[1]}" + ("" if key[2] is None else f"[{key[2]}]") + f" seed {key[3]}"
                 if r.attempts > 1 and problems is not None:
-                    problems.append(f"a worker died during {where}; the episode ran again" + ("" if r.ok else " and failed"))
+                    problems.append(
+                        f"a worker died during {where}; the episode ran again" + ("" if r.ok else " and failed")
+                    )
                 if r.result is None:
                     if fail_fast:
                         raise CLIError(f"{where}: {r.error}")

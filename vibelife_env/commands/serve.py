@@ -66,7 +66,7 @@ def main(args: argparse.Namespace) -> int:
         else:
             serve_openenv(args.env, args.host, args.port, args.sessions)
     except OSError as exc:
-        raise SystemExit(f"vibelife serve: {exc}") from None
+        raise SystemExit(str(exc)) from None  # the CLI prefixes "vibelife serve: error:"
     return 0
 
 

@@ -119,7 +119,7 @@ def main(args: argparse.Namespace) -> int:
     for f in summaries:
         print(
             f"family {f['family']} ({f['split']}, {f['instances']} instances{', held out' if f['heldout'] else ''}): "
-            f"median stages {f['stages']}, days {f['horizon_days']}, events {f['events']}, checks {f['checks']}; "
+            f"median stages {f['stages']:g}, days {f['horizon_days']:.1f}, events {f['events']:g}, checks {f['checks']:g}; "
             f"diversity {f['diversity']:.2f}"
         )
     for name, table in paper.items():
