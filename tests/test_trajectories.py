@@ -24,12 +24,9 @@ import vibelife_env  # noqa: F401
 DATA = Path(__file__).parent / "data" / "trajectories"
 FIXTURES = sorted(DATA.glob("*.json"))
 
-#: Fixtures whose fair minimum needs a fix still open: file stem -> why.
-OPEN = {
-    "family_trip-test2": "a round-trip booking's homebound segment is never resolved (issue: check locality)",
-    "tax_season-test1": "one probe's judgement call is in another probe's 'genuine mail intact' guard "
-    "(issue: check locality)",
-}
+#: Fixtures whose fair minimum needs a fix still open: file stem -> why (none today: the round-trip
+#: legs and the accountant's judgement call were fixed at their root).
+OPEN: dict[str, str] = {}
 
 
 def replay(fixture: dict) -> tuple[dict, int, bool]:

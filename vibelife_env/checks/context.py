@@ -254,6 +254,11 @@ class CheckContext:
         """The replies of ``stage``'s turns that timeline events opened (not the assistant's own wake-ups)."""
         return [t.reply for t in self.record.turns(stage) if not t.wakeup]
 
+    def replies_since(self, start: datetime) -> str:
+        """The replies of turns opened at or after ``start`` (up to now), any stage: what the user
+        was told within a window a rule states ("once check-in opens")."""
+        return "\n\n".join(t.reply for t in self.record.turns() if (w := t.time) is not None and w >= start)
+
     def replies_between(self, start: datetime, end: datetime) -> str:
         """The replies of turns opened at ``start <= time < end``, any stage, joined by blank lines."""
         return "\n\n".join(t.reply for t in self.record.turns() if (w := t.time) is not None and start <= w < end)

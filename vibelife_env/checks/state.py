@@ -259,6 +259,68 @@ def charges(ctx: Any, *, since: datetime | None = None, tz: tzinfo | None = None
     return sorted(out, key=lambda c: (c.at or datetime.min.replace(tzinfo=since.tzinfo if since else None), c.ref))
 
 
+@dataclass(frozen=True)
+class Leg:
+    """One flight of a ticketed flight booking.
+
+    A one-way direct booking has one leg; a round trip (one PNR for both directions, as
+    ``search_flights(..., return_date=...)`` offers it) or a connection has one per segment,
+    in the booking's order. Roles ("the flight out", "the flight home") resolve over legs, so
+    they hold for any way the agent booked. Money is the booking's: ``charge`` is shared by
+    all legs of a PNR, so sum charges, never legs.
+
+    Attributes:
+        pnr: The booking.
+        segment_idx: The segment's index in the booking (``seat_assignments.segment_idx``).
+        flight_no: The flight.
+        origin: IATA code it leaves from.
+        dest: IATA code it lands at.
+        depart: Scheduled departure.
+        arrive: Scheduled arrival (``None`` when not stored).
+        passengers: Travellers on the booking.
+        charge: The booking's :class:`Charge`.
+    """
+
+    pnr: str
+    segment_idx: int
+    flight_no: str
+    origin: str
+    dest: str
+    depart: datetime
+    arrive: datetime | None
+    passengers: int
+    charge: Charge
+
+
+def flight_legs(ctx: Any, *, since: datetime | None = None, tz: tzinfo | None = None, live: bool = True) -> list[Leg]:
+    """Every leg of the flight bookings that moved money (:func:`charges`), one per segment;
+    with ``live`` only those of bookings that still stand."""
+    out = []
+    for c in charges(ctx, since=since, tz=tz):
+        if c.kind != "flight" or (live and not c.live):
+            continue
+        pax = len(_json(c.row.get("passengers_json"), []))
+        for i, seg in enumerate(_json(c.row.get("segments_json"), [])):
+            depart = when(seg.get("depart_dt"), tz)
+            if depart is None:
+                continue
+            dest = seg.get("dest") or seg.get("destination") or ""
+            out.append(
+                Leg(
+                    c.ref,
+                    int(seg.get("segment_idx", i)),
+                    str(seg["flight_no"]),
+                    seg.get("origin", ""),
+                    dest,
+                    depart,
+                    when(seg.get("arrive_dt"), tz),
+                    pax,
+                    c,
+                )
+            )
+    return out
+
+
 def live_total(items: Iterable[Charge], kinds: Iterable[str] | None = None) -> float:
     """Sum of the live charges (optionally of some kinds), rounded to cents."""
     wanted = set(kinds) if kinds is not None else None

@@ -174,9 +174,11 @@ class OtherChoices(PlanAgent):
 
 
 class OtherPath(PlanAgent):
-    """Notes in a workspace file, fresh mails instead of replies, events re-created instead of updated."""
+    """Notes in a workspace file, fresh mails instead of replies, events re-created instead of updated,
+    and (where the family's booking step supports it) the flights out and home as one round-trip booking."""
 
     notes_file = "trip-notes.md"
+    round_trip = True
 
     def respond(self, mail, body):
         yield self.call(

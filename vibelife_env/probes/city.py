@@ -66,15 +66,7 @@ def trip_charges(ctx: Any, story: trip.TripStory) -> list[state.Charge]:
 
 def _held(ctx: Any, story: trip.TripStory) -> list[trip.Held]:
     def make() -> list[trip.Held]:
-        out = []
-        for c in trip_charges(ctx, story):
-            if c.kind == "flight" and c.live:
-                seg = json.loads(c.row["segments_json"])[0]
-                pax = len(json.loads(c.row["passengers_json"]))
-                depart = state.when(seg["depart_dt"])
-                if depart is not None:
-                    out.append(trip.Held(c.ref, seg["flight_no"], seg["origin"], seg["dest"], depart, pax, c))
-        return out
+        return trip.flights_held(ctx, story.kickoff)
 
     return list(_memo(ctx, "held", story, make))
 
@@ -291,7 +283,7 @@ class HotelCancelled(Probe):
             """ledger.md no longer counts the cancelled stay and counts the new one."""
             from vibelife_env.probes import ledger
 
-            return booked(ctx, story) and ledger.consistent(ctx, trip_charges(ctx, story), minimum=3)
+            return booked(ctx, story) and ledger.consistent(ctx, trip_charges(ctx, story), minimum=2)
 
         @b.checks.stage(s, weight=2, tags=("constraint",), id=f"s{s:02d}_rebooking_within_budget")
         def within(ctx: Any) -> bool:

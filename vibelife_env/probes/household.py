@@ -37,6 +37,7 @@ from vibelife_env.checks import state, text
 from vibelife_env.probes import events, trip
 from vibelife_env.probes.base import Probe, Slot, Step
 from vibelife_env.probes.events import q
+from vibelife_env.services.flight_booking._fares import CHECKIN_OPENS_H
 
 # ================================================================== shared helpers
 
@@ -234,28 +235,30 @@ class OnlineCheckIn(Probe):
                 return False
             rows = ctx.sql(
                 "flight_booking",
-                "SELECT pax_idx FROM seat_assignments WHERE pnr = ? AND segment_idx = 0 AND checked_in = 1",
-                (held.pnr,),
+                "SELECT pax_idx FROM seat_assignments WHERE pnr = ? AND segment_idx = ? AND checked_in = 1",
+                (held.pnr, held.segment_idx),
             )
             return len({r["pax_idx"] for r in rows}) == held.passengers == story.size
 
         @b.checks.stage(s, weight=2, tags=("communication",), id=f"s{s:02d}_{self.leg}_seats_told")
         def seats_told(ctx: Any) -> bool:
-            """The reply gives every checked-in traveller's seat."""
+            """A reply since check-in opened (48 h before departure) gives every checked-in traveller's seat."""
             held = self.held(ctx, story)
             if held is None or not checked_in(ctx):
                 return False
             rows = ctx.sql(
-                "flight_booking", "SELECT seat FROM seat_assignments WHERE pnr = ? AND segment_idx = 0", (held.pnr,)
+                "flight_booking",
+                "SELECT seat FROM seat_assignments WHERE pnr = ? AND segment_idx = ?",
+                (held.pnr, held.segment_idx),
             )
-            reply = ctx.reply(s).upper()
+            reply = ctx.replies_since(held.depart - timedelta(hours=CHECKIN_OPENS_H)).upper()
             return bool(rows) and all(str(r["seat"]).upper() in reply for r in rows)
 
     def step(self, agent: Any, event_text: str):
         leg = agent.memory.get(self.leg)
         if leg is None or not agent.fresh():
             return []
-        done = yield agent.call("flight_booking__check_in", pnr=leg["pnr"], segment_idx=0)
+        done = yield agent.call("flight_booking__check_in", pnr=leg["pnr"], segment_idx=leg.get("segment_idx", 0))
         if not isinstance(done, dict) or "error" in done:
             return []
         seats = ", ".join(str(x.get("seat")) for x in done.get("checked_in", []) if x.get("seat"))
@@ -498,7 +501,7 @@ class DuplicateHotelCharge(Probe):
             """The ledger matches the services after the duplicate is gone."""
             from vibelife_env.probes import ledger
 
-            return the_stay(ctx, story) is not None and ledger.consistent(ctx, live_trip_charges(ctx, story), minimum=3)
+            return the_stay(ctx, story) is not None and ledger.consistent(ctx, live_trip_charges(ctx, story), minimum=2)
 
     def step(self, agent: Any, event_text: str):
         m, s = agent.memory, agent.story
@@ -612,7 +615,7 @@ class LiftOutage(Probe):
         @b.checks.stage(s, weight=2, tags=("persistence", "bookkeeping"), id=f"s{s:02d}_ledger_after_rebooking")
         def books(ctx: Any) -> bool:
             """The ledger matches the services after the switch."""
-            return moved(ctx) and ledger.consistent(ctx, live_trip_charges(ctx, story), minimum=3)
+            return moved(ctx) and ledger.consistent(ctx, live_trip_charges(ctx, story), minimum=2)
 
         @b.checks.stage(s, weight=2, tags=("persistence",), id=f"s{s:02d}_itinerary_has_new_hotel")
         def itinerary(ctx: Any) -> bool:
@@ -792,7 +795,7 @@ class SchoolConflict(Probe):
             """The ledger records the changed flight at what it now costs."""
             from vibelife_env.probes import ledger
 
-            return fixed(ctx) and ledger.consistent(ctx, live_trip_charges(ctx, story), minimum=3)
+            return fixed(ctx) and ledger.consistent(ctx, live_trip_charges(ctx, story), minimum=2)
 
         @b.checks.stage(s, weight=2, tags=("communication",), id=f"s{s:02d}_new_flight_told")
         def told(ctx: Any) -> bool:
@@ -824,11 +827,13 @@ class SchoolConflict(Probe):
         if datetime.fromisoformat(m["out"]["depart"]) >= self.latest_ok(s):
             return [f"{h.child.given}'s performance on {day} fits: our flight leaves late enough."]
         pax = {"adults": s.size - 1, "children": 1}
+        round_trip = m.get("back", {}).get("pnr") == m["out"]["pnr"]  # one PNR both ways: change it to a round trip
         offers = yield agent.call(
             "flight_booking__search_flights",
             origin=s.home.airport,
             destination=s.dest.airport,
             departure_date=day,
+            **({"return_date": s.return_day.isoformat(), "max_results": 50} if round_trip else {}),
             **pax,
         )
         valid = {f.flight_no for f in s.valid_out()}
@@ -837,6 +842,7 @@ class SchoolConflict(Probe):
             for o in offers["offers"]
             if o["itinerary"]["slices"][0]["segments"][0]["flight_no"] in valid
             and datetime.fromisoformat(o["itinerary"]["slices"][0]["depart_dt"]) >= self.latest_ok(s)
+            and (not round_trip or o["itinerary"]["slices"][1]["segments"][0]["flight_no"] == m["back"]["flight"])
         ]
         if not later:
             return ["No valid later flight leaves enough time after the performance."]

@@ -1189,13 +1189,11 @@ class HouseHuntFlight(_RelocProbe):
 
     def booked(self, ctx: Any, story: RelocStory) -> list[tuple[str, float]]:
         """Live flight bookings on the trip route and day: (flight number, amount paid)."""
-        out = []
-        for c in state.charges(ctx, since=story.kickoff):
-            if c.kind == "flight" and c.live:
-                seg = json.loads(c.row["segments_json"])[0]
-                if seg.get("origin") == self.origin and seg.get("dest") == self.dest:
-                    out.append((str(seg["flight_no"]), c.amount))
-        return out
+        return [
+            (leg.flight_no, leg.charge.amount)
+            for leg in state.flight_legs(ctx, since=story.kickoff)
+            if leg.origin == self.origin and leg.dest == self.dest
+        ]
 
     def ok(self, ctx: Any, story: RelocStory) -> str | None:
         """The one live booking, if it lands by noon and cost at most the cap (its flight number)."""

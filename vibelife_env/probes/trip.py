@@ -222,7 +222,7 @@ def seed_sql(story: TripStory) -> dict[str, str]:
 # ========================================================= roles from state
 @dataclass(frozen=True)
 class Held:
-    """A live ticketed booking and the flight it is for."""
+    """One flight of a live ticketed booking (a leg: a round trip holds two, see :class:`state.Leg`)."""
 
     pnr: str
     flight_no: str
@@ -231,17 +231,18 @@ class Held:
     depart: datetime
     passengers: int
     charge: state.Charge
+    segment_idx: int = 0
+
+
+def held_leg(leg: state.Leg) -> Held:
+    """A :class:`~vibelife_env.checks.state.Leg` as the trip probes hold it."""
+    return Held(leg.pnr, leg.flight_no, leg.origin, leg.dest, leg.depart, leg.passengers, leg.charge, leg.segment_idx)
 
 
 def flights_held(ctx: Any, since: datetime) -> list[Held]:
-    """The user's live ticketed flights (holds are not bookings yet)."""
-    out = []
-    for c in state.charges(ctx, since=since):
-        if c.kind == "flight" and c.live:
-            seg = json.loads(c.row["segments_json"])[0]
-            pax = len(json.loads(c.row["passengers_json"]))
-            out.append(Held(c.ref, seg["flight_no"], seg["origin"], seg["dest"], state.when(seg["depart_dt"]), pax, c))  # type: ignore[arg-type]
-    return out
+    """The user's live ticketed flights, one per leg (holds are not bookings yet): a round trip
+    or a connection counts each of its flights."""
+    return [held_leg(leg) for leg in state.flight_legs(ctx, since=since)]
 
 
 def outbound(ctx: Any, story: TripStory) -> Held | None:

@@ -649,26 +649,30 @@ class HolidayLet(Family):
         f = stage_of["flight"]
 
         def flight(ctx: Any) -> tuple[str, float, datetime, datetime] | None:
-            """The one live booking, if it lands by 20:00 on the eve and keeps the fare cap."""
+            """The one live booking, if it lands by 20:00 on the eve and keeps the fare cap (a connection
+            counts from its first flight's departure to its last flight's arrival)."""
             held = [c for c in state.charges(ctx, since=s.kickoff) if c.kind == "flight" and c.live]
             if len(held) != 1:
                 return None
-            seg = json.loads(held[0].row["segments_json"])[0]
-            rows = ctx.sql(
-                "flight_booking", "SELECT depart_dt, arrive_dt FROM flights WHERE flight_no = ?", (seg["flight_no"],)
-            )
-            if not rows:
+            legs = [leg for leg in state.flight_legs(ctx, since=s.kickoff) if leg.pnr == held[0].ref]
+            arriving = next((i for i, leg in enumerate(legs) if leg.dest == s.extras["dest_air"]), None)
+            if arriving is None:
                 return None
-            dep, arr = state.when(rows[0]["depart_dt"], s.tz), state.when(rows[0]["arrive_dt"], s.tz)
+            first, last = legs[0], legs[arriving]
+
+            def scheduled(flight_no: str, column: str) -> datetime | None:
+                rows = ctx.sql("flight_booking", f"SELECT {column} FROM flights WHERE flight_no = ?", (flight_no,))
+                return state.when(rows[0][column], s.tz) if rows else None
+
+            dep, arr = scheduled(first.flight_no, "depart_dt"), scheduled(last.flight_no, "arrive_dt")
             ok = (
                 arr is not None
                 and dep is not None
                 and arr.date() == s.extras["eve"]
                 and arr.time() <= time(20, 0)
                 and held[0].amount <= s.extras["fare_cap"]
-                and seg.get("dest") == s.extras["dest_air"]
             )
-            return (seg["flight_no"], held[0].amount, dep, arr) if ok else None  # type: ignore[return-value]
+            return (first.flight_no, held[0].amount, dep, arr) if ok else None  # type: ignore[return-value]
 
         @b.checks.stage(f, weight=6, tags=("planning", "rules"), id=f"s{f:02d}_flight_booked")
         def flown(ctx: Any) -> bool:

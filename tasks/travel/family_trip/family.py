@@ -815,7 +815,7 @@ class FamilyTrip(Family):
         @b.checks.stage(g, weight=3, tags=("persistence", "bookkeeping"), id=f"s{g:02d}_ledger_matches_bookings")
         def ledger_ok(ctx: Any) -> bool:
             """ledger.md has a committed row per booking at its real amount and the right total."""
-            return on(ctx) and ledger.consistent(ctx, charges(ctx), minimum=3)
+            return on(ctx) and ledger.consistent(ctx, charges(ctx), minimum=2)
 
         @b.checks.stage(g, weight=2, tags=("persistence", "calendar"), id=f"s{g:02d}_calendar_mirrors_flights")
         def calendar(ctx: Any) -> bool:
@@ -855,18 +855,19 @@ class FamilyTrip(Family):
             )
 
         kt = stage_of["kit"]
-        kit_at = story.extras["kit_at"]
+        go_ahead = story.extras["go_ahead"]  # the go-ahead covers the proposal, kit included
 
         @b.checks.stage(kt, weight=4, tags=("execution",), id=f"s{kt:02d}_kit_ordered_home_in_time")
         def kit(ctx: Any) -> bool:
-            """One live order holds every kit item, goes to the home address and arrives before departure."""
-            return hh.kit_in_time(ctx, story, since=kit_at) is not None and on(ctx)
+            """One live order after the go-ahead holds every kit item, goes to the home address and arrives
+            before departure."""
+            return hh.kit_in_time(ctx, story, since=go_ahead) is not None and on(ctx)
 
         @b.checks.stage(kt, weight=2, tags=("communication",), id=f"s{kt:02d}_kit_cost_and_day_told")
         def kit_told(ctx: Any) -> bool:
-            """The reply gives the order's total and its delivery day."""
-            o = hh.kit_in_time(ctx, story, since=kit_at)
-            reply = ctx.reply(kt)
+            """A reply since the go-ahead gives the order's total and its delivery day."""
+            o = hh.kit_in_time(ctx, story, since=go_ahead)
+            reply = ctx.replies_since(go_ahead)
             return (
                 o is not None
                 and text.mentions_amount(reply, o["total_minor"] / 100, tolerance=1)
@@ -996,7 +997,7 @@ class FamilyTrip(Family):
         @b.checks.final(weight=5, tags=("persistence", "bookkeeping"))
         def f_ledger_reconciles(ctx: Any) -> bool:
             """The final ledger matches the services."""
-            return on(ctx) and ledger.consistent(ctx, charges(ctx), minimum=3)
+            return on(ctx) and ledger.consistent(ctx, charges(ctx), minimum=2)
 
         @b.checks.final(weight=3, tags=("persistence",))
         def f_itinerary_names_flights(ctx: Any) -> bool:
@@ -1104,6 +1105,36 @@ def _book_flights(agent: Any, hold: bool = False):
     ]
     contact = {"email": s.user.email, "phone": "+86 138 0000 0000", "user_id": s.user.key}
     card = {"method": "CARD", "card_last4": "4417", "token": "tok_user_card"}
+    if getattr(agent, "round_trip", False) and not hold:  # one PNR for both directions (a tool path)
+        found = yield agent.call(
+            "flight_booking__search_flights",
+            origin=s.home.airport,
+            destination=s.dest.airport,
+            departure_date=s.depart_day.isoformat(),
+            return_date=s.return_day.isoformat(),
+            max_results=50,
+            **_pax(s),
+        )
+        offer = next(
+            o
+            for o in found["offers"]
+            if [x["segments"][0]["flight_no"] for x in o["itinerary"]["slices"]]
+            == [_fno(plan["out"]), _fno(plan["back"])]
+        )
+        made = yield agent.call(
+            "flight_booking__create_booking", offer_id=offer["offer_id"], passengers=pax, contact=contact, payment=card
+        )
+        for i, (key, leg) in enumerate((("out", plan["out"]), ("back", plan["back"]))):
+            seg = offer["itinerary"]["slices"][i]
+            agent.memory[key] = {
+                "pnr": made["pnr"],
+                "flight": _fno(leg),
+                "depart": seg["depart_dt"],
+                "arrive": seg["arrive_dt"],
+                "amount": made["total_paid"]["amount"] if i == 0 else 0.0,
+                "segment_idx": sum(len(x["segments"]) for x in offer["itinerary"]["slices"][:i]),
+            }
+        return
     for key, leg, origin, dest, day in (
         ("out", plan["out"], s.home.airport, s.dest.airport, s.depart_day),
         ("back", plan["back"], s.dest.airport, s.home.airport, s.return_day),
@@ -1139,10 +1170,16 @@ def _book_all(agent: Any):
                 yield agent.call("flight_booking__cancel_booking", pnr=m[key]["pnr"], reason="ticketing now")
     yield from _book_flights(agent)
     today = s.kickoff.date().isoformat()
-    m["ledger"] = [
-        [today, f"Flight {m[k]['flight']} ({s.size} pax)", m[k]["pnr"], m[k]["amount"], "committed"]
-        for k in ("out", "back")
-    ]
+    if m["out"]["pnr"] == m["back"]["pnr"]:  # a round trip: one booking, one ledger row
+        m["ledger"] = [
+            [today, f"Flights {m['out']['flight']} + {m['back']['flight']} ({s.size} pax, round trip)",
+             m["out"]["pnr"], m["out"]["amount"], "committed"]
+        ]  # fmt: skip
+    else:
+        m["ledger"] = [
+            [today, f"Flight {m[k]['flight']} ({s.size} pax)", m[k]["pnr"], m[k]["amount"], "committed"]
+            for k in ("out", "back")
+        ]
     yield from agent.book_stay(m["plan"]["hotel"], m["plan"]["rate"])
     made = yield agent.calls(
         [

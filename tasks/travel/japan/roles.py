@@ -53,16 +53,17 @@ def when(value: Any, tz: Any = SH) -> datetime | None:
 # ================================================================== flights
 @dataclass(frozen=True)
 class FlightHeld:
-    """A live ticketed booking of the family and the flight it is for."""
+    """One flight (leg) of a live ticketed booking of the family: a round trip holds two."""
 
     pnr: str
     flight_no: str
     origin: str
     dest: str
     depart: datetime
-    amount: float
+    amount: float  # the booking's (a round trip's two legs share it)
     passengers: list[dict[str, Any]]
     charge: state.Charge
+    segment_idx: int = 0
 
 
 def catalogue_flights(ctx) -> list[dict[str, Any]]:
@@ -104,24 +105,20 @@ def valid_return(ctx) -> set[str]:
 
 def flights_held(ctx) -> list[FlightHeld]:
     """The family's live ticketed flights (holds are not bookings yet)."""
-    out = []
-    for c in state.charges(ctx, since=TASK_START):
-        if c.kind != "flight" or not c.live:
-            continue
-        seg = json.loads(c.row["segments_json"])[0]
-        out.append(
-            FlightHeld(
-                c.ref,
-                seg["flight_no"],
-                seg["origin"],
-                seg["dest"],
-                when(seg["depart_dt"]),  # type: ignore[arg-type]
-                c.amount,
-                json.loads(c.row["passengers_json"]),
-                c,
-            )
+    return [
+        FlightHeld(
+            leg.pnr,
+            leg.flight_no,
+            leg.origin,
+            leg.dest,
+            leg.depart,
+            leg.charge.amount,
+            json.loads(leg.charge.row["passengers_json"]),
+            leg.charge,
+            leg.segment_idx,
         )
-    return out
+        for leg in state.flight_legs(ctx, since=TASK_START)
+    ]
 
 
 def outbound(ctx) -> FlightHeld | None:
@@ -157,8 +154,12 @@ def equipment(ctx, flight_no: str) -> str:
 
 def seating(ctx, held: FlightHeld) -> tuple[list[dict[str, Any]], set[str]]:
     """The booking's seat rows and the set of aisle seat labels of the aircraft flying now."""
-    seats = ctx.sql("flight_booking", "SELECT * FROM seat_assignments WHERE pnr = ? ORDER BY pax_idx", (held.pnr,))
-    layout = ctx.call("flight_booking", "get_seat_map", segment_idx=0, pnr=held.pnr)
+    seats = ctx.sql(
+        "flight_booking",
+        "SELECT * FROM seat_assignments WHERE pnr = ? AND segment_idx = ? ORDER BY pax_idx",
+        (held.pnr, held.segment_idx),
+    )
+    layout = ctx.call("flight_booking", "get_seat_map", segment_idx=held.segment_idx, pnr=held.pnr)
     aisle = set()
     for block in layout.get("cabin_layout", []) if isinstance(layout, dict) else []:
         for row in block.get("rows", []):
@@ -188,7 +189,7 @@ def together_father_aisle(ctx, held: FlightHeld, *, checked_in: bool = False) ->
 
 
 def _all_seats(ctx, held: FlightHeld) -> set[str]:
-    layout = ctx.call("flight_booking", "get_seat_map", segment_idx=0, pnr=held.pnr)
+    layout = ctx.call("flight_booking", "get_seat_map", segment_idx=held.segment_idx, pnr=held.pnr)
     return {
         s["seat"]
         for block in (layout.get("cabin_layout", []) if isinstance(layout, dict) else [])

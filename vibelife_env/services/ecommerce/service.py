@@ -361,7 +361,7 @@ class EcommerceService(Service):
 
         Decrements stock, applies the cart's coupons (consuming one use each), adds ¥8
         shipping (800 fen) unless a free_shipping coupon is applied, and empties the cart.
-        The order then ships about 24 h and is delivered about 72 h later.
+        The order then ships about 24 h after payment and is delivered about 72 h after payment.
 
         Args:
             user_id: The shopper.

@@ -1,0 +1,30 @@
+"""Roles resolve over every shape the services allow: here, a round trip is two legs of one booking."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import gymnasium as gym
+
+import vibelife_env  # noqa: F401
+from vibelife_env.checks import state
+
+FIXTURE = Path(__file__).parent / "data" / "trajectories" / "family_trip-test2.json"
+
+
+def test_a_round_trip_booking_is_two_legs_of_one_pnr():
+    """The audited agent booked out and home as one round-trip offer (one PNR, two segments)."""
+    fixture = json.loads(FIXTURE.read_text())
+    env = gym.make(fixture["env_id"], instance=fixture["instance"])
+    env.reset(seed=fixture["reset_seed"])
+    for action in fixture["actions"][:40]:
+        env.step(action)
+    with env.unwrapped.episode.check_context(None) as ctx:
+        legs = state.flight_legs(ctx)
+        flights = [c for c in state.charges(ctx) if c.kind == "flight" and c.live]
+    assert len(flights) == 1 and len(legs) == 2  # one booking, both flights
+    out, back = legs
+    assert out.pnr == back.pnr == flights[0].ref and (out.segment_idx, back.segment_idx) == (0, 1)
+    assert (out.origin, out.dest) == (back.dest, back.origin) and out.depart < back.depart
+    assert out.charge is back.charge  # money is the booking's: sum charges, never legs
