@@ -28,3 +28,19 @@ def test_a_round_trip_booking_is_two_legs_of_one_pnr():
     assert out.pnr == back.pnr == flights[0].ref and (out.segment_idx, back.segment_idx) == (0, 1)
     assert (out.origin, out.dest) == (back.dest, back.origin) and out.depart < back.depart
     assert out.charge is back.charge  # money is the booking's: sum charges, never legs
+
+
+def test_a_block_added_to_the_seeded_home_page_is_a_note():
+    """Notes appended as blocks to the page the workspace names count; the page's seeded text does not."""
+    env = gym.make("VibeLife-career-equity-offer-v0", instance=0)
+    env.reset(seed=0)
+    base = env.unwrapped
+    initial = dict(base.task.workspace_files)
+    with base.episode.check_context(None) as ctx:
+        assert state.notes(ctx, initial, exclude_pages=("pg_home",)) == []  # nothing written yet
+    block = {"type": "paragraph", "paragraph": {"rich_text": [{"text": {"content": "Vesting cliff: 12 months."}}]}}
+    result = base.world.call("notion__API-patch-block-children", {"block_id": "pg_home", "children": [block]})
+    assert "error" not in result, result
+    with base.episode.check_context(None) as ctx:
+        found = state.notes(ctx, initial, exclude_pages=("pg_home",))
+    assert [n.key for n in found] == ["pg_home"] and found[0].text.strip() == "Vesting cliff: 12 months."

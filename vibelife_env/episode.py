@@ -613,7 +613,7 @@ class Episode:
             key = next(iter(check.agents)) if not self.solo and len(check.agents) == 1 else None
             if key not in contexts:
                 record = self.seats[key].record if key in self.seats else self.record
-                contexts[key] = CheckContext(world, record.copy(), stage)
+                contexts[key] = CheckContext(world, record.copy(), stage, initial=self.task.images)
             return contexts[key]
 
         with world.sandbox():
@@ -634,7 +634,7 @@ class Episode:
         assert self.world is not None
         record = self.seats[seat].record if seat is not None else self.record
         with self.world.sandbox():
-            ctx = CheckContext(self.world, record.copy(), stage)
+            ctx = CheckContext(self.world, record.copy(), stage, initial=self.task.images)
             try:
                 yield ctx
             finally:

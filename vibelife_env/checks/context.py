@@ -32,6 +32,7 @@ release layer builds it over this context (:mod:`vibelife_env.release.rubric_env
 from __future__ import annotations
 
 import json
+import sqlite3
 from collections.abc import Callable, Hashable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -146,6 +147,9 @@ class CheckContext:
         record: The agent's replies and traces; frozen for the life of the context.
         stage: The stage being scored (``None`` for the end tiers).
         on_close: Called once by :meth:`close` (e.g. ``WorldSandbox.close``).
+        initial: The services' images as the episode began (the task's seeded images), for
+            :meth:`initial_sql`: what a check diffs against ("text the agent added to a seeded
+            page", as workspace files are diffed against their seeded text).
 
     Attributes:
         world: The world the checks read.
@@ -167,12 +171,15 @@ class CheckContext:
         record: EpisodeRecord,
         stage: int | None = None,
         on_close: Callable[[], None] | None = None,
+        initial: Mapping[str, bytes] | None = None,
     ) -> None:
         self.world = world
         self.record = record
         self.stage = stage
         self.memo = {}
         self._on_close = on_close
+        self._initial = initial
+        self._initial_dbs: dict[str, sqlite3.Connection] = {}
         self._all_calls: list[CallRecord] | None = None
 
     def close(self) -> None:
@@ -180,6 +187,9 @@ class CheckContext:
         if self._on_close is not None:
             on_close, self._on_close = self._on_close, None
             on_close()
+        for conn in self._initial_dbs.values():
+            conn.close()
+        self._initial_dbs.clear()
         self.memo.clear()
 
     # ----------------------------------------------------------------- services
@@ -219,6 +229,30 @@ class CheckContext:
             return svc.query(query, params)
         finally:
             svc.conn.execute("PRAGMA query_only = OFF")
+
+    @property
+    def has_initial(self) -> bool:
+        """True when the context knows the world as the episode began (see :meth:`initial_sql`)."""
+        return self._initial is not None
+
+    def initial_sql(self, service: str, query: str, params: tuple[Any, ...] | list[Any] = ()) -> list[dict[str, Any]]:
+        """Read-only SQL against a service's tables as the episode began (its seeded image).
+
+        Raises:
+            LookupError: the context was built without the initial images (:attr:`has_initial`).
+            KeyError: the task does not enable ``service``.
+        """
+        if self._initial is None:
+            raise LookupError("this check context was built without the episode's initial images")
+        name = canonical_name(service)
+        conn = self._initial_dbs.get(name)
+        if conn is None:
+            conn = sqlite3.connect(":memory:")
+            conn.row_factory = sqlite3.Row
+            conn.deserialize(self._initial[name])
+            conn.execute("PRAGMA query_only = ON")
+            self._initial_dbs[name] = conn
+        return [dict(r) for r in conn.execute(query, tuple(params))]
 
     # ---------------------------------------------------------------- workspace
     @property

@@ -555,24 +555,43 @@ def _block_text(raw: Any) -> str:
 
 
 def notion_pages(ctx: Any, exclude: Iterable[str] = (), tz: tzinfo | None = None) -> list[Note]:
-    """Notion pages (all but ``exclude``d seed pages), each with its blocks' text."""
+    """Notion pages, each with its blocks' text.
+
+    A page in ``exclude`` (a seeded page, such as the home page the workspace names) counts
+    only for what the agent added to it: the blocks that are new or changed since the episode
+    began (diffed against the seeded image, as workspace files are diffed against their
+    seeded text). Without the initial image the seeded page is left out whole.
+    """
     skip = set(exclude)
     out = []
     for p in _rows(ctx, "notion", "SELECT * FROM pages ORDER BY created_time, page_id"):
-        if p["page_id"] in skip:
-            continue
+        page_id = p["page_id"]
         blocks = _rows(
             ctx,
             "notion",
-            "SELECT type, content_json FROM blocks WHERE parent_page_id = ? AND archived = 0 ORDER BY position",
-            (p["page_id"],),
+            "SELECT block_id, type, content_json FROM blocks WHERE parent_page_id = ? AND archived = 0 ORDER BY position",
+            (page_id,),
         )
         props = _json(p.get("properties_json"), {})
         title = p.get("title") or ""
-        text = "\n".join(
-            [title, *(_block_text(b["content_json"]) for b in blocks), json.dumps(props, ensure_ascii=False)]
-        )
-        out.append(Note("notion", p["page_id"], title, text, when(p["created_time"], tz), bool(p["archived"])))
+        if page_id in skip:
+            if not getattr(ctx, "has_initial", False):
+                continue
+            seeded = {
+                (b["block_id"], b["content_json"])
+                for b in ctx.initial_sql(
+                    "notion", "SELECT block_id, content_json FROM blocks WHERE parent_page_id = ?", (page_id,)
+                )
+            }
+            added = [b for b in blocks if (b["block_id"], b["content_json"]) not in seeded]
+            if not added:
+                continue
+            text = "\n".join(_block_text(b["content_json"]) for b in added)  # the seeded title is not the agent's
+        else:
+            text = "\n".join(
+                [title, *(_block_text(b["content_json"]) for b in blocks), json.dumps(props, ensure_ascii=False)]
+            )
+        out.append(Note("notion", page_id, title, text, when(p["created_time"], tz), bool(p["archived"])))
     return out
 
 
@@ -596,7 +615,7 @@ def notes(
     Args:
         ctx: The check context.
         initial_files: The task's workspace at the start (so seeded text does not count).
-        exclude_pages: Seeded Notion page ids.
+        exclude_pages: Seeded Notion page ids: only the blocks the agent added or changed there count.
         tz: The task's zone.
         calendar: Also count calendar events as notes.
     """
