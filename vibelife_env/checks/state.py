@@ -668,7 +668,9 @@ MAIL_SENDS = frozenset({"email__send_email", "email__reply_email", "email__forwa
 
 
 def read_only(name: str) -> bool:
-    """True when the agent-facing tool ``<service>__<tool>`` never changes state."""
+    """True when the agent-facing tool ``<service>__<tool>`` changes nothing the user owns: a
+    read, or a look-up that keeps the offers or quotes it hands out (``search_flights``,
+    ``price_offer``; :attr:`~vibelife_env.services.tooling.ToolSpec.lookup`)."""
     from vibelife_env.scheduler import Scheduler
     from vibelife_env.services.registry import SERVICES, canonical_name, service_class
     from vibelife_env.services.tooling import NAME_SEP, ToolProvider
@@ -681,7 +683,7 @@ def read_only(name: str) -> bool:
         key = canonical_name(service)
         cls = service_class(key) if key in SERVICES else None
     spec = cls.tools.get(tool) if cls is not None else None
-    return bool(spec is not None and spec.read_only)
+    return bool(spec is not None and spec.lookup)
 
 
 def failed_write_share(calls: Sequence[dict[str, Any]]) -> float:

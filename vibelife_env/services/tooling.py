@@ -42,6 +42,9 @@ class ToolSpec:
         params_model: pydantic model validating the arguments.
         parameters: JSON Schema of the arguments (OpenAI ``parameters`` object).
         read_only: True when the tool never changes state (polling agents use these).
+        lookup: True when the tool only looks things up for the agent: it may keep what it
+            hands out (offers, price quotes) but changes nothing the user owns, so checks
+            count it as a read ("searched before booking") and never as a failed change.
     """
 
     name: str
@@ -50,6 +53,7 @@ class ToolSpec:
     params_model: type[BaseModel]
     parameters: dict[str, Any]
     read_only: bool
+    lookup: bool = False
 
     def openai_schema(self, service: str) -> dict[str, Any]:
         """The tool in OpenAI function-calling format under ``<service>__<name>``."""
@@ -63,16 +67,19 @@ class ToolSpec:
         }
 
 
-def tool(fn: Callable[..., Any] | None = None, *, name: str | None = None, read_only: bool = False) -> Any:
+def tool(
+    fn: Callable[..., Any] | None = None, *, name: str | None = None, read_only: bool = False, lookup: bool = False
+) -> Any:
     """Mark a method as an agent tool.
 
-    Use bare (``@tool``) or with options (``@tool(name="API-post-search", read_only=True)``).
+    Use bare (``@tool``) or with options (``@tool(name="API-post-search", read_only=True)``;
+    ``lookup=True`` for a search that keeps the offers it returns, see :class:`ToolSpec`).
     The method must have type hints for every parameter and a Google-style docstring whose
     ``Args:`` section describes each one; the class fails to define otherwise.
     """
 
     def mark(func: Callable[..., Any]) -> Callable[..., Any]:
-        setattr(func, _TOOL_MARK, {"name": name or func.__name__, "read_only": read_only})
+        setattr(func, _TOOL_MARK, {"name": name or func.__name__, "read_only": read_only, "lookup": lookup})
         return func
 
     return mark(fn) if fn is not None else mark
@@ -95,7 +102,9 @@ def _strip_titles(schema: Any) -> Any:
     return schema
 
 
-def build_spec(owner: type, func: Callable[..., Any], tool_name: str, read_only: bool) -> ToolSpec:
+def build_spec(
+    owner: type, func: Callable[..., Any], tool_name: str, read_only: bool, lookup: bool = False
+) -> ToolSpec:
     """Derive a :class:`ToolSpec` from a method's signature and docstring.
 
     Raises:
@@ -129,7 +138,7 @@ def build_spec(owner: type, func: Callable[..., Any], tool_name: str, read_only:
     description = doc.short_description.strip()
     if doc.long_description:
         description += "\n\n" + doc.long_description.strip()
-    return ToolSpec(tool_name, func, description, model, parameters, read_only)
+    return ToolSpec(tool_name, func, description, model, parameters, read_only, lookup or read_only)
 
 
 def internal_error(service: str, tool_name: str, exc: BaseException) -> dict[str, str]:
@@ -180,7 +189,9 @@ class ToolProvider:
         for func in list(vars(cls).values()):
             mark = getattr(func, _TOOL_MARK, None)
             if mark is not None:
-                collected[mark["name"]] = build_spec(cls, func, mark["name"], mark["read_only"])
+                collected[mark["name"]] = build_spec(
+                    cls, func, mark["name"], mark["read_only"], mark.get("lookup", False)
+                )
         cls.tools = collected
 
     # ------------------------------------------------------------- atomicity hooks

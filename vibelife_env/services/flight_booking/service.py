@@ -68,7 +68,7 @@ class FlightBookingService(Service):
         bookings.invalidate_seats(self)
 
     # ------------------------------------------------------------------ search
-    @tool
+    @tool(lookup=True)
     def search_flights(
         self,
         origin: str,
@@ -195,7 +195,7 @@ class FlightBookingService(Service):
         }
 
     # ------------------------------------------------------------------ pricing
-    @tool
+    @tool(lookup=True)
     def price_offer(self, offer_id: str) -> dict[str, Any]:
         """Re-price an offer against live fare buckets and guarantee that price for 10 minutes.
 
