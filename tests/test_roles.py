@@ -44,3 +44,24 @@ def test_a_block_added_to_the_seeded_home_page_is_a_note():
     with base.episode.check_context(None) as ctx:
         found = state.notes(ctx, initial, exclude_pages=("pg_home",))
     assert [n.key for n in found] == ["pg_home"] and found[0].text.strip() == "Vesting cliff: 12 months."
+
+
+def test_a_meal_on_board_or_the_taxi_is_not_the_flights_event():
+    from datetime import datetime, timedelta, timezone
+
+    tz = timezone(timedelta(hours=8))
+    dep = datetime(2026, 5, 11, 14, 0, tzinfo=tz)
+    delayed = dep + timedelta(hours=3)
+
+    def ev(i, summary, start, hours):
+        return state.Event(f"e{i}", summary, start, start + timedelta(hours=hours), "", "", False)
+
+    flight = ev(1, "Flight MU523 KIX-PVG", delayed, 2.5)
+    meal = ev(2, "Meal: lunch on board MU523", delayed + timedelta(hours=1), 0.5)
+    taxi = ev(3, "Taxi to KIX for MU523", dep - timedelta(hours=4), 1)
+    stale = ev(4, "Flight MU523", dep, 2.5)
+    other = ev(5, "Flight CZ390", delayed, 2)
+    assert state.flight_events([flight, meal, taxi, other], "MU523", delayed, dep) == [flight]
+    assert state.flight_events([stale, flight, meal], "MU523", delayed, dep) == [stale, flight]  # a stale copy counts
+    point = ev(6, "MU523 departs", delayed, 0)
+    assert state.flight_events([point], "MU523", delayed, dep) == [point]

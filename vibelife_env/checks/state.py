@@ -517,6 +517,29 @@ def events(ctx: Any, tz: tzinfo, day: date | str | None = None) -> list[Event]:
     return sorted(out, key=lambda e: (e.start, e.id))
 
 
+def flight_events(
+    evs: Iterable[Event], flight_no: str, depart: datetime, scheduled: datetime | None = None
+) -> list[Event]:
+    """The calendar events that stand for a flight: they name it in the summary, and are not an
+    entry before it or within it that merely mentions it (the taxi to the airport, ending by the
+    scheduled departure; a meal or a reminder on board, starting more than 15 minutes after the
+    departure).
+
+    Args:
+        evs: Calendar events (:func:`events`).
+        flight_no: The flight number.
+        depart: When it really leaves (the actual departure when delayed).
+        scheduled: When it was scheduled to leave (default ``depart``).
+    """
+    scheduled = scheduled or depart
+    later = max(depart, scheduled) + timedelta(minutes=15)
+    return [
+        e
+        for e in evs
+        if flight_no in e.summary and not (e.end <= scheduled and e.start < scheduled) and e.start <= later
+    ]
+
+
 def largest_gap(times: Sequence[datetime]) -> timedelta:
     """The longest interval between consecutive instants (zero for fewer than two)."""
     ordered = sorted(times)

@@ -96,8 +96,10 @@ class ReturnDelay(Probe):
         def in_calendar(ctx: Any) -> bool:
             """The flight home's calendar event starts at its real (delayed) departure."""
             held, at = actual(ctx)
-            mine = [e for e in state.events(ctx, story.dest_tz) if held and held.flight_no in e.summary]
-            return at is not None and len(mine) == 1 and mine[0].start == at
+            if held is None or at is None:
+                return False
+            mine = state.flight_events(state.events(ctx, story.dest_tz), held.flight_no, at, held.depart)
+            return len(mine) == 1 and mine[0].start == at
 
         @b.checks.stage(s, weight=2, tags=("living_world", "communication"), id=f"s{s:02d}_delay_told")
         def told(ctx: Any) -> bool:

@@ -178,10 +178,12 @@ def add_end_checks(checks: Any) -> None:
         if len(held) != 2:
             return False
         for f in held:
-            mine = [e for e in H.events(ctx) if f.flight_no in e.summary]
             actual = R.departure(
                 ctx, f.flight_no, f.depart.astimezone(R.JP if f.origin == "KIX" else R.SH).date().isoformat()
             )
+            if actual is None:
+                return False
+            mine = state.flight_events(H.events(ctx), f.flight_no, actual, f.depart)
             if len(mine) != 1 or mine[0].start != actual:
                 return False
         return True

@@ -156,8 +156,10 @@ def add_later_checks(checks: Any) -> None:
         """The return flight's calendar event starts at its real (delayed) departure."""
         held = R.homebound(ctx)
         actual = R.departure(ctx, held.flight_no, R.BACK_DAY) if held else None
-        mine = [e for e in H.events(ctx) if held and held.flight_no in e.summary]
-        return actual is not None and len(mine) == 1 and mine[0].start == actual
+        if held is None or actual is None:
+            return False
+        mine = state.flight_events(H.events(ctx), held.flight_no, actual, held.depart)
+        return len(mine) == 1 and mine[0].start == actual
 
     @checks.stage(21, weight=2, tags=("living_world", "execution"))
     def s21_airport_train_fits_delay(ctx):
