@@ -65,3 +65,10 @@ def test_a_meal_on_board_or_the_taxi_is_not_the_flights_event():
     assert state.flight_events([stale, flight, meal], "MU523", delayed, dep) == [stale, flight]  # a stale copy counts
     point = ev(6, "MU523 departs", delayed, 0)
     assert state.flight_events([point], "MU523", delayed, dep) == [point]
+
+
+def test_what_a_cancelled_train_kept_is_still_spent():
+    live = state.Charge("rail_booking", "RB1", 100.0, "CNY", None, True, False, "train")
+    penalised = state.Charge("rail_booking", "RB2", 39.5, "CNY", None, False, True, "train", kept=7.9)
+    free = state.Charge("rail_booking", "RB3", 50.0, "CNY", None, False, True, "train")
+    assert state.live_total([live, penalised, free]) == 107.9

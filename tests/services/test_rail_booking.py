@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from datetime import datetime
 
 import pytest
@@ -72,6 +73,10 @@ def test_refund_bands_follow_the_clock(rb):
     rb.call("create_train_booking", {"offer_id": "of_sha", "passengers": FAMILY[:1], "contact": CONTACT})
     rb.ctx.clock.advance_to(datetime(2026, 4, 24, 20, 0, tzinfo=SHANGHAI))  # 14 h before departure
     assert rb.call("cancel_train_booking", {"booking_ref": "RB000001"})["penalty"]["amount"] == 7.9
+    history = json.loads(
+        rb.query_one("SELECT history_json FROM train_bookings WHERE booking_ref = 'RB000001'")["history_json"]
+    )
+    assert history[-1]["event"] == "CANCELLED" and history[-1]["penalty"] == 7.9  # checks read what was kept
     rb.call("create_train_booking", {"offer_id": "of_nzm_2", "passengers": FAMILY[:1], "contact": CONTACT})
     assert rb.call("cancel_train_booking", {"booking_ref": "RB000002"})["refund"]["amount"] == 0.0
     rb.ctx.clock.advance_to(datetime(2026, 4, 25, 11, 0, tzinfo=SHANGHAI))

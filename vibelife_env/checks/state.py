@@ -74,6 +74,8 @@ class Charge:
         refunded: Money came back (fully or partly) after the charge.
         kind: ``flight``, ``hotel``, ``train``, ``car``, ``order``, ``transfer``, ``card``.
         row: The service row, for task-specific reading.
+        kept: What the merchant kept when the commitment was cancelled (a rail penalty): money
+            spent although ``live`` is false (:func:`live_total` counts it).
     """
 
     service: str
@@ -85,6 +87,7 @@ class Charge:
     refunded: bool
     kind: str
     row: dict[str, Any] = field(repr=False, default_factory=dict)
+    kept: float = 0.0
 
 
 def _flight_charges(ctx: Any, tz: tzinfo | None) -> list[Charge]:
@@ -135,6 +138,8 @@ def _train_charges(ctx: Any, tz: tzinfo | None) -> list[Charge]:
     out = []
     for r in rows:
         status = str(r["status"]).lower()
+        cancelled = [h for h in _json(r.get("history_json"), []) if h.get("event") == "CANCELLED"]
+        kept = float(cancelled[-1].get("penalty") or 0.0) if cancelled and status == "cancelled" else 0.0
         out.append(
             Charge(
                 "rail_booking",
@@ -146,6 +151,7 @@ def _train_charges(ctx: Any, tz: tzinfo | None) -> list[Charge]:
                 status in ("cancelled", "refunded"),
                 "train",
                 r,
+                kept,
             )
         )
     return out
@@ -322,9 +328,13 @@ def flight_legs(ctx: Any, *, since: datetime | None = None, tz: tzinfo | None = 
 
 
 def live_total(items: Iterable[Charge], kinds: Iterable[str] | None = None) -> float:
-    """Sum of the live charges (optionally of some kinds), rounded to cents."""
+    """What the charges (optionally of some kinds) have spent, rounded to cents: every live
+    charge, plus what merchants kept of cancelled ones (a rail cancellation penalty)."""
     wanted = set(kinds) if kinds is not None else None
-    return round(sum(c.amount for c in items if c.live and (wanted is None or c.kind in wanted)), 2)
+    return round(
+        sum((c.amount if c.live else c.kept) for c in items if wanted is None or c.kind in wanted),
+        2,
+    )
 
 
 # ============================================================================ mail

@@ -276,7 +276,15 @@ class RailBookingService(Service):
             self._move_seats(row["offer_id"], _pool_counts(tickets), +1)
             self._move_quota(tickets, +1)
         history = json.loads(row["history_json"] or "[]")
-        history.append({"at": self.now_iso(), "event": "CANCELLED", "detail": reason or ""})
+        history.append(
+            {
+                "at": self.now_iso(),
+                "event": "CANCELLED",
+                "detail": reason or "",
+                "penalty": penalty,
+                "refund": paid - penalty,
+            }
+        )
         self.execute(
             "UPDATE train_bookings SET status = 'cancelled', history_json = ? WHERE booking_ref = ?",
             (dumps(history), booking_ref),
