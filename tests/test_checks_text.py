@@ -776,3 +776,21 @@ def test_pick_spans_keeps_the_first_listed_of_overlapping_candidates_like_a_pair
             a = rng.randint(0, 30)
             candidates.append((a, a + rng.randint(0, 6), k))
         assert pick_spans(candidates) == pairwise(candidates)
+
+
+def test_naming_an_option_to_rule_it_out_is_not_proposing_it():
+    from vibelife_env.checks.text import REJECTED, Phrases, mentions_name, proposed
+
+    venues = ["Riverside Hall", "Oak Court", "Pier 9"]
+    assert proposed("Riverside Hall is over budget, so I suggest Oak Court; Pier 9 has no lift.", venues) == [
+        "Oak Court"
+    ]
+    assert proposed("Book Oak Court rather than Pier 9.", venues) == ["Oak Court"]
+    assert proposed("I'd go with Oak Court or Pier 9.", venues) == ["Oak Court", "Pier 9"]  # two proposed
+    assert proposed("Riverside Hall is fully booked.", venues) == ["Riverside Hall"]  # only rejections: the mentions
+    assert proposed("排除 Riverside Hall，建议 Oak Court。", venues) == ["Oak Court"]
+    people = ["Li Guoqiang", "Wang Fang"]
+    found = proposed("Guoqiang Li can drive; not Wang Fang.", people, lambda clause, p: mentions_name(clause, p))
+    assert found == ["Li Guoqiang"]
+    wider = REJECTED | Phrases(["busy"])
+    assert proposed("S1 works; S2 is busy.", ["S1", "S2"], rejected=wider) == ["S1"]

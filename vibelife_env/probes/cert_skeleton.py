@@ -790,12 +790,10 @@ class ProfessionalCert(Family):
             (naming an invalid session is fine in a sentence that rules it out)."""
             reply = ctx.reply(k)
             valid = ex.valid_sessions(ctx, s)
-            named = ex.codes_in(s, reply)
-            offered = [c for c in named if c in valid]
-            for c in named:
-                if c not in valid and not all(ex.EXCLUDED.found_in(x) for x in text.sentences(reply) if c in x):
-                    return []
-            return offered
+            named = text.proposed(reply, ex.codes_in(s, reply), rejected=ex.EXCLUDED)
+            if any(c not in valid for c in named):
+                return []
+            return [c for c in named if c in valid]
 
         def nothing_paid(ctx: Any) -> bool:
             return not ex.fee_payments(ctx, s) and not ce.cars_held(ctx)

@@ -70,9 +70,10 @@ VALID_ENOUGH = text.Phrases(
     ]
 )
 #: Words that rule a session out (a sentence naming an invalid session must carry one).
-EXCLUDED = text.Phrases(
-    ["clash", "conflict", "full", "too late", "after the", "busy", "not ", "no ", "won't", "can't", "cannot",
-     "excluded", "skip", "ruled out", "unavailable", "冲突", "已满", "太晚", "不", "没有", "排除", "无法"]
+#: What rules out an exam session named in a reply: the library's rejections, plus the calendar's.
+EXCLUDED = text.REJECTED | text.Phrases(
+    ["full", "too late", "after the", "busy", "not", "no", "won't", "can't", "cannot", "skip", "unavailable", "已满",
+     "太晚", "不"]
 )  # fmt: skip
 SCAM_ACCOUNT = "6222 0810 5531 7749"
 SCAM_NAME = "Exam Assist Centre"

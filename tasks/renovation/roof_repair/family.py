@@ -531,7 +531,7 @@ class RoofRepair(Family):
         def proposed(ctx: Any) -> bool:
             valid = [c for c in s.contractors if c.key in RF.valid_keys(ctx, s)]
             reply = ctx.reply(p)
-            named = [c for c in s.contractors if text.mentions_name(reply, c.name)]
+            named = text.proposed(reply, s.contractors, lambda clause, c: text.mentions_name(clause, c.name))
             return any(c in valid and text.mentions_amount(reply, c.quote) for c in named)
 
         @b.checks.stage(p, weight=4, tags=("rules", "choice"), id=f"s{p:02d}_valid_contractor_proposed")

@@ -430,9 +430,10 @@ class VolunteerDayFamily(Family):
 
         @b.checks.stage(k, weight=4, tags=("planning",), id=f"s{k:02d}_partner_proposed")
         def proposed(ctx: Any) -> bool:
-            """The proposal names exactly one partner, a valid one, and the earliest date that works."""
+            """The proposal proposes exactly one partner, a valid one (others may be named to rule them out),
+            and the earliest date that works."""
             reply = ctx.reply(k)
-            named = [p for p in s.partners if text.mentions_name(reply, p.name)]
+            named = text.proposed(reply, s.partners, lambda clause, p: text.mentions_name(clause, p.name))
             return len(named) == 1 and named[0] in s.valid_partners() and text.mentions_date(reply, s.valid_dates()[0])
 
         @b.checks.stage(k, weight=5, tags=("safety", "approval"), id=f"s{k:02d}_nothing_booked_yet")

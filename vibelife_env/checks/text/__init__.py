@@ -15,7 +15,8 @@ Modules:
 - :mod:`~vibelife_env.checks.text.phrases`: :class:`Phrases`, :func:`sentences`, :func:`clauses`;
 - :mod:`~vibelife_env.checks.text.phrase_sets`: :data:`SCAM_WARNING`, :data:`REFUSED_PAYMENT`,
   :data:`ASKS_APPROVAL`, :data:`MEDICATION_DECISION`;
-- :mod:`~vibelife_env.checks.text.containment`: :func:`contains_text`, :func:`contains_all`, :func:`contains_any`.
+- :mod:`~vibelife_env.checks.text.containment`: :func:`contains_text`, :func:`contains_all`, :func:`contains_any`;
+- :mod:`~vibelife_env.checks.text.options`: :func:`proposed` (naming an option to rule it out is not proposing it).
 
 Each module's docstring lists what it deliberately does not recognise, and why.
 
@@ -34,6 +35,7 @@ from vibelife_env.checks.text.containment import contains_all, contains_any, con
 from vibelife_env.checks.text.dates import find_dates, mentions_any_date, mentions_date
 from vibelife_env.checks.text.durations import find_durations, mentions_duration
 from vibelife_env.checks.text.names import mentions_name, norm_name
+from vibelife_env.checks.text.options import REJECTED, proposed
 from vibelife_env.checks.text.phrase_sets import ASKS_APPROVAL, MEDICATION_DECISION, REFUSED_PAYMENT, SCAM_WARNING
 from vibelife_env.checks.text.phrases import Phrases, clauses, sentences
 from vibelife_env.checks.text.times import find_times, mentions_time
@@ -42,6 +44,7 @@ __all__ = [
     "ASKS_APPROVAL",
     "MEDICATION_DECISION",
     "REFUSED_PAYMENT",
+    "REJECTED",
     "SCAM_WARNING",
     "Phrases",
     "clauses",
@@ -59,5 +62,6 @@ __all__ = [
     "mentions_name",
     "mentions_time",
     "norm_name",
+    "proposed",
     "sentences",
 ]

@@ -1,0 +1,114 @@
+"""Which options a text proposes: naming an option to rule it out is not proposing it.
+
+A careful proposal often names the options it rejects ("Riverside Hall is over budget, so I
+suggest Oak Court"). A check that counts every name mentioned then sees two proposals, or
+an invalid one. :func:`proposed` counts an option only where a clause names it without
+ruling it out: no negation before it in the clause (:data:`~vibelife_env.checks.text.phrases.NEGATION_CUES`,
+as :meth:`Phrases.affirmed_in` reads them) and no rejection phrase in it (:data:`REJECTED`).
+When every mention of every option is a rejection, the mentions themselves are returned,
+so a proposal worded negatively ("nothing beats Oak Court") is not lost.
+
+Example:
+    >>> venues = ["Riverside Hall", "Oak Court", "Pier 9"]
+    >>> proposed("Riverside Hall is over budget, so I suggest Oak Court; Pier 9 has no lift.", venues)
+    ['Oak Court']
+    >>> proposed("Book Oak Court rather than Pier 9.", venues)
+    ['Oak Court']
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import TypeVar
+
+from vibelife_env.checks.text.phrases import NEGATION_CUES, NEGATION_WINDOW_WORDS, Phrases, clauses
+
+T = TypeVar("T")
+
+REJECTED = Phrases(
+    [
+        "rule out",
+        "ruled out",
+        "exclude",
+        "excluded",
+        "reject",
+        "rejected",
+        "disqualified",
+        "too expensive",
+        "too far",
+        "too small",
+        "too late",
+        "too early",
+        "over budget",
+        "over the budget",
+        "above the budget",
+        "exceeds",
+        "exceed",
+        "unavailable",
+        "sold out",
+        "fully booked",
+        "booked out",
+        "is full",
+        "are full",
+        "has no",
+        "have no",
+        "lacks",
+        "fails",
+        "failed",
+        "clash",
+        "clashes",
+        "conflict",
+        "conflicts",
+        "排除",
+        "不符合",
+        "不满足",
+        "超出预算",
+        "超预算",
+        "太贵",
+        "太远",
+        "已满",
+        "冲突",
+        "没有",
+        "无法",
+    ]
+)
+"""Phrases that rule out an option named in the same clause (over budget, no lift, full, a
+clash, excluded; 排除, 不符合, 超出预算 ...)."""
+
+
+def _ruled_out(clause: str, name: str, rejected: Phrases) -> bool:
+    """True when ``clause`` names ``name`` only to rule it out."""
+    if rejected.found_in(clause):
+        return True
+    at = clause.lower().find(name.lower())
+    before = clause[: at if at >= 0 else len(clause)]
+    window = " ".join(before.split()[-NEGATION_WINDOW_WORDS:])
+    return NEGATION_CUES.search(window) is not None
+
+
+def proposed(
+    text: str,
+    options: Sequence[T],
+    mentions: Callable[[str, T], bool] | None = None,
+    rejected: Phrases = REJECTED,
+) -> list[T]:
+    """The options ``text`` proposes, in ``options`` order (see the module docstring).
+
+    Args:
+        text: A reply, a mail, a note.
+        options: The options (names, codes, or objects with ``mentions`` to find them).
+        mentions: ``mentions(clause, option)``: whether a clause names the option (default:
+            case-insensitive substring of ``str(option)``).
+        rejected: The rejection phrases (a domain may widen :data:`REJECTED`: ``REJECTED | Phrases([...])``).
+    """
+    find = mentions or (lambda clause, option: str(option).lower() in clause.lower())
+    named: list[T] = []
+    kept: list[T] = []
+    for option in options:
+        hits = [c for c in clauses(text) if find(c, option)]
+        if not hits:
+            continue
+        named.append(option)
+        if any(not _ruled_out(c, str(option), rejected) for c in hits):
+            kept.append(option)
+    return kept if kept else named
