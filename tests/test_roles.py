@@ -72,3 +72,18 @@ def test_what_a_cancelled_train_kept_is_still_spent():
     penalised = state.Charge("rail_booking", "RB2", 39.5, "CNY", None, False, True, "train", kept=7.9)
     free = state.Charge("rail_booking", "RB3", 50.0, "CNY", None, False, True, "train")
     assert state.live_total([live, penalised, free]) == 107.9
+
+
+def test_a_quiet_turn_is_short_but_a_question_gets_its_answer():
+    from vibelife_env.checks.context import CheckContext, EpisodeRecord, Opened
+
+    record = EpisodeRecord()
+    long = "x" * (state.QUIET_REPLY_MAX + 1)
+    record.add_reply(0, "ok", Opened("review", "cron_fire", "2026-05-04T09:00:00+08:00"))
+    record.add_reply(0, long, Opened("wakeup_wk_1", "cron_fire", "2026-05-04T10:00:00+08:00", wakeup=True))
+    record.add_reply(1, long, Opened("ask", "user_message", "2026-05-05T09:00:00+08:00", asks=True))
+    record.add_reply(2, long, Opened("review2", "cron_fire", "2026-05-06T09:00:00+08:00"))
+    ctx = CheckContext(None, record)  # type: ignore[arg-type]  # replies only: no world needed
+    assert state.short_replies(ctx, 0) and state.short_replies(ctx, 1)  # own wake-up; an answered question
+    verdict = state.short_replies(ctx, 2)
+    assert not verdict and "the reply to review2 is 401 characters" in verdict.reason

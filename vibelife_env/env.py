@@ -115,7 +115,7 @@ def default_system_prompt(
         "the turn with a reply to the user; an empty reply means you chose to stay silent, which is right "
         "when nothing needs their attention.",
         f"When a turn needs nothing from {user} (a routine review where nothing changed), stay silent or reply "
-        f"in at most {QUIET_REPLY_MAX} characters."
+        f"in at most {QUIET_REPLY_MAX} characters; a question {user} asks always deserves its answer."
         if task.release is None
         else "",
         f"What {user} expects is the work itself, done in the world (bookings, payments, mail, calendar, "

@@ -416,7 +416,15 @@ class Episode:
         seat = self.seats[seat_name]
         event = seat.open
         opened = (
-            Opened(event.id, event.kind, event.time.isoformat(), wakeup=is_wakeup(event)) if event is not None else None
+            Opened(
+                event.id,
+                event.kind,
+                event.time.isoformat(),
+                wakeup=is_wakeup(event),
+                asks=event.kind == "user_message" and ("?" in event.body or "？" in event.body),
+            )
+            if event is not None
+            else None
         )
         self.record.add_reply(self.stage, reply, opened)
         if not self.solo:

@@ -51,13 +51,15 @@ CallRecord = dict[str, Any]
 
 @dataclass(frozen=True)
 class Opened:
-    """What opened a turn: the event's id, kind and time, and whether it was a wake-up the
-    assistant scheduled for itself (``kind`` is then ``cron_fire``)."""
+    """What opened a turn: the event's id, kind and time, whether it was a wake-up the
+    assistant scheduled for itself (``kind`` is then ``cron_fire``), and whether it is a
+    message that asks the assistant a question (a ``?`` or ``？`` in a user message)."""
 
     event_id: str
     kind: str
     time: str  # ISO 8601, the virtual clock
     wakeup: bool = False
+    asks: bool = False
 
 
 @dataclass(frozen=True)

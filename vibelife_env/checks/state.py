@@ -456,11 +456,13 @@ QUIET_REPLY_MAX = 400
 def short_replies(ctx: Any, stage: int, most: int = QUIET_REPLY_MAX) -> bool:
     """Every reply to ``stage``'s timeline events is at most ``most`` characters.
 
-    Turns the assistant's own wake-ups opened are its own business and are not counted;
-    each turn is measured alone (two short replies in one stage are two short replies).
+    Turns the assistant's own wake-ups opened are its own business and are not counted, nor
+    is the answer to a message that asks a question (answering is never noise); each turn is
+    measured alone (two short replies in one stage are two short replies).
     """
     for turn in ctx.turns(stage):
-        if not turn.wakeup and len(turn.reply) > most:
+        exempt = turn.wakeup or (turn.opened is not None and turn.opened.asks)
+        if not exempt and len(turn.reply) > most:
             what = turn.opened.event_id if turn.opened is not None else f"turn {turn.index + 1}"
             return because(
                 False,

@@ -3,7 +3,7 @@
 A careful proposal often names the options it rejects ("Riverside Hall is over budget, so I
 suggest Oak Court"). A check that counts every name mentioned then sees two proposals, or
 an invalid one. :func:`proposed` counts an option only where a clause names it without
-ruling it out: no negation before it in the clause (:data:`~vibelife_env.checks.text.phrases.NEGATION_CUES`,
+ruling it out (a clause here does not end at a colon: "Pier 9: no lift" is one): no negation before it in the clause (:data:`~vibelife_env.checks.text.phrases.NEGATION_CUES`,
 as :meth:`Phrases.affirmed_in` reads them) and no rejection phrase in it (:data:`REJECTED`).
 When every mention of every option is a rejection, the mentions themselves are returned,
 so a proposal worded negatively ("nothing beats Oak Court") is not lost.
@@ -18,10 +18,11 @@ Example:
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 from typing import TypeVar
 
-from vibelife_env.checks.text.phrases import NEGATION_CUES, NEGATION_WINDOW_WORDS, Phrases, clauses
+from vibelife_env.checks.text.phrases import NEGATION_CUES, NEGATION_WINDOW_WORDS, Phrases, sentences
 
 T = TypeVar("T")
 
@@ -29,6 +30,11 @@ REJECTED = Phrases(
     [
         "rule out",
         "ruled out",
+        "left out",
+        "leave out",
+        "leaving out",
+        "omit",
+        "omitted",
         "exclude",
         "excluded",
         "reject",
@@ -76,6 +82,24 @@ REJECTED = Phrases(
 clash, excluded; 排除, 不符合, 超出预算 ...)."""
 
 
+#: Where a sentence splits into the parts an option is judged in: like :func:`~vibelife_env.checks.text.phrases.clauses`
+#: but not at a colon, so "Pier 9: no lift" stays one part, and also at "so".
+_PART_BREAK = re.compile(
+    r"(?<!\d),|,(?!\d)|[;—]|\s-{1,2}\s|\b(?:but|however|although|though|whereas|otherwise|so)\b"
+    r"|但是|可是|不过|然而|而是|所以|但(?!愿)",
+    re.IGNORECASE,
+)
+
+
+def parts(text: str) -> list[str]:
+    """The parts of ``text`` an option is judged in (sentences, split at clause breaks but not at colons).
+
+    >>> parts("I left out S3: it clashes. S1 works, so book it.")
+    ['I left out S3: it clashes.', 'S1 works', 'book it.']
+    """
+    return [p.strip() for sentence in sentences(text) for p in _PART_BREAK.split(sentence) if p.strip()]
+
+
 def _ruled_out(clause: str, name: str, rejected: Phrases) -> bool:
     """True when ``clause`` names ``name`` only to rule it out."""
     if rejected.found_in(clause):
@@ -105,7 +129,7 @@ def proposed(
     named: list[T] = []
     kept: list[T] = []
     for option in options:
-        hits = [c for c in clauses(text) if find(c, option)]
+        hits = [c for c in parts(text) if find(c, option)]
         if not hits:
             continue
         named.append(option)
