@@ -32,6 +32,8 @@ OPEN: dict[str, str] = {}
 def replay(fixture: dict) -> tuple[dict, int, bool]:
     """Play the fixture's actions; the last ``info``, the steps taken and whether the episode ended."""
     kwargs = {} if fixture.get("instance") is None else {"instance": fixture["instance"]}
+    if fixture.get("split"):
+        kwargs["split"] = fixture["split"]
     env = gym.make(fixture["env_id"], **kwargs)
     env.reset(seed=fixture["reset_seed"])
     info: dict = {}

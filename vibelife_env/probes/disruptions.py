@@ -24,6 +24,13 @@ from vibelife_env.checks import state, text
 from vibelife_env.probes import trip
 from vibelife_env.probes.base import Probe, Slot
 
+#: The workspace rules the probes' checks enforce (a family that draws the probe states them in AGENTS.md).
+STORM_RULE = (
+    "- When a storm threatens a day with an outing, keep a written Plan B as soon as it is likely and move the "
+    "outing to another day of the trip (in the calendar) without waiting for me.\n"
+)
+CERTIFICATE_RULE = "- When the travel-insurance certificate arrives, forward it to me: I carry it on the trip.\n"
+
 SHELTER = text.Phrases(["stay in", "stay indoors", "indoors", "shelter", "at the hotel", "in the hotel", "no outings"])
 STORM = text.Phrases(["storm", "typhoon", "advisory", "warning", "台风", "暴雨"])
 

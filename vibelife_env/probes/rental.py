@@ -121,8 +121,12 @@ def valid_ids(ctx: Any, story: FlatStory) -> set[str]:
 
 
 def shortlist(ctx: Any) -> set[str]:
-    """The listing ids shortlist.md names."""
-    return {m.lower() for m in _ID.findall(ctx.file("shortlist.md"))}
+    """The listing ids shortlist.md keeps: the ids it names, less those it names only to rule
+    them out (under an "Excluded" heading, or with the reason in the same line: see
+    :func:`vibelife_env.checks.text.proposed`)."""
+    doc = ctx.file("shortlist.md")
+    ids = sorted({m.lower() for m in _ID.findall(doc)})
+    return set(text.proposed(doc.lower(), ids, fallback=False))
 
 
 def saved(ctx: Any, story: FlatStory) -> set[str]:

@@ -265,6 +265,17 @@ def homebound(ctx: Any, story: TripStory) -> Held | None:
     return found[0] if found else None
 
 
+def exactly_the_trip(ctx: Any, story: TripStory, live: list[state.Charge]) -> bool:
+    """The live trip charges ``live`` are exactly the trip: one flight out of the home airport and
+    one flight into it (two one-way bookings or one round trip), and one stay; nothing else."""
+    legs = flights_held(ctx, story.kickoff)
+    out = [leg for leg in legs if leg.origin == story.home.airport]
+    back = [leg for leg in legs if leg.dest == story.home.airport]
+    flights = {c.ref for c in live if c.kind == "flight"}
+    rooms = [c for c in live if c.kind == "hotel"]
+    return len(out) == 1 and len(back) == 1 and flights == {out[0].pnr, back[0].pnr} and len(rooms) == 1
+
+
 def stays(ctx: Any, story: TripStory) -> list[state.Charge]:
     """The user's live reservations in the destination for the whole stay."""
     ci, co = story.depart_day.isoformat(), story.return_day.isoformat()

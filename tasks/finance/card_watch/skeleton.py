@@ -1038,7 +1038,7 @@ def add_checks(b: Any, story: money.MoneyStory, stage_of: dict[str, int], shared
         return (
             run(ctx)
             and all(d["tx_id"] in doc or d["dispute_id"] in doc for d in money.disputes(ctx))
-            and (not moved or "transfer" in doc.lower())
+            and (not moved or all(m["tx_id"] in doc for m in moved) or "transfer" in doc.lower())
             and all(c["schedule_id"] in doc for c in cancelled)
             and all(o in doc for o in placed)
         )

@@ -30,7 +30,7 @@ from vibelife_env.checks import state, text
 from vibelife_env.families import Family, InstanceKey, InstanceProfile, TaskBuilder
 from vibelife_env.probes import ledger, rail, trip
 from vibelife_env.probes.base import Probe, Slot
-from vibelife_env.probes.disruptions import LateDocument
+from vibelife_env.probes.disruptions import CERTIFICATE_RULE, LateDocument
 from vibelife_env.probes.rules import HealthReading
 from vibelife_env.task.loader import Task
 
@@ -436,7 +436,9 @@ class RailTour(Family):
             "- Persist what matters (Notion, or files here). Every train goes in the calendar as one event at its "
             "departure time naming the train number. `itinerary.md` has one `## YYYY-MM-DD` heading per day of the "
             "tour: the train (number and time) on travel days and the hotel of every night.\n"
-            "- When nothing needs me, a short reply (or none) is best.\n\n" + ledger.CONTRACT,
+            + CERTIFICATE_RULE
+            + "- When nothing needs me, a short reply (or none) is best.\n\n"
+            + ledger.CONTRACT,
         )
         expired = story.extras.get("expired_id")
         rows = []

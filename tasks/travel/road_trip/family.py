@@ -31,7 +31,7 @@ from vibelife_env.checks import state, text
 from vibelife_env.families import Family, InstanceKey, InstanceProfile, TaskBuilder
 from vibelife_env.probes import ledger, rail, road, trip
 from vibelife_env.probes.base import Probe, Slot
-from vibelife_env.probes.disruptions import LateDocument
+from vibelife_env.probes.disruptions import CERTIFICATE_RULE, LateDocument
 from vibelife_env.probes.money import BankImpersonation, DuplicateCharge
 from vibelife_env.task.loader import Task
 
@@ -589,7 +589,9 @@ class RoadTrip(Family):
             "- Persist what matters (Notion, or files here). The car pickup and return go in the calendar at their "
             "times. `itinerary.md` has one `## YYYY-MM-DD` heading per day of the trip: the drive (from → to) on "
             "driving days and the hotel of every night.\n"
-            "- When nothing needs me, a short reply (or none) is best.\n\n" + ledger.CONTRACT,
+            + CERTIFICATE_RULE
+            + "- When nothing needs me, a short reply (or none) is best.\n\n"
+            + ledger.CONTRACT,
         )
         rows = []
         for p in s.party:

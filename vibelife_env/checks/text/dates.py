@@ -4,6 +4,8 @@ Recognised (case-insensitive, full-width input is fine):
 
 - ISO-like, year first: ``2026-05-08``, ``2026/5/8``, ``2026.05.08`` (one separator
   throughout; a following ``T17:00`` is allowed);
+- ISO month-day without the year, both parts zero-padded: ``06-14`` (what dropping the year
+  from ``2026-06-14`` leaves; ``6-14`` is not read);
 - day first: ``8 May``, ``8th May``, ``the 8th of May 2026``, ``Fri 8 May``, ``20 September 2026``;
 - month first: ``May 8``, ``May 8th, 2026``, ``Friday, May 8th``, ``Sept 20, 2026``, ``Dec. 1``;
 - Chinese: ``5月8日``, ``5月8号``, ``2026年5月8日``, ``五月八日``, ``二〇二六年十二月廿五日``;
@@ -60,7 +62,8 @@ _MONTH_DAY = re.compile(
     rf"(?:,?\s*{_YEAR})?",
     re.IGNORECASE,
 )
-_FORMS = (_ISO, _CHINESE, _DAY_MONTH, _MONTH_DAY)
+_ISO_MONTH_DAY = re.compile(r"(?<![\d./:-])(?P<mon>0[1-9]|1[0-2])-(?P<day>0[1-9]|[12]\d|3[01])(?![\d./:-])")
+_FORMS = (_ISO, _CHINESE, _DAY_MONTH, _MONTH_DAY, _ISO_MONTH_DAY)
 
 # Date-like text that is not a full date, but whose numbers are not amounts either.
 _DATE_LIKE = (
@@ -137,6 +140,8 @@ def find_dates(text: str, *, year: int | None = None) -> list[date]:
 
     >>> find_dates("Fri 8 May or 2026年5月9日; not 08/05", year=2026)
     [datetime.date(2026, 5, 8), datetime.date(2026, 5, 9)]
+    >>> find_dates("159.30 CNY, due 06-14; call 138-0000-4417", year=2026)
+    [datetime.date(2026, 6, 14)]
     """
     found: list[date] = []
     for _, _, days in scan_dates(prep(text)):

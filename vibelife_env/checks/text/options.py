@@ -110,29 +110,70 @@ def _ruled_out(clause: str, name: str, rejected: Phrases) -> bool:
     return NEGATION_CUES.search(window) is not None
 
 
+_HEADING = re.compile(r"^\s{0,3}(#{1,6})\s+(.*?)\s*#*\s*$")
+
+
+def sections(text: str, rejected: Phrases = REJECTED) -> list[tuple[bool, str]]:
+    r"""``text`` cut at Markdown headings: ``(rules_out, body)`` per section, where ``rules_out``
+    is true under a heading that rules out what it lists ("## Excluded", "## Not shortlisted",
+    "## Ruled out") and in every section nested below it.
+
+    >>> sections("# Shortlist\n- A\n## Excluded\n- B\n### Too far\n- C\n# Notes\n- D")
+    [(False, '- A'), (True, '- B'), (True, '- C'), (False, '- D')]
+    """
+    out: list[tuple[bool, str]] = []
+    stack: list[tuple[int, bool]] = []  # (heading level, rules out)
+    body: list[str] = []
+    state = False
+    for line in text.splitlines():
+        m = _HEADING.match(line)
+        if m is None:
+            body.append(line)
+            continue
+        if any(x.strip() for x in body):
+            out.append((state, "\n".join(x for x in body if x.strip())))
+        body = []
+        level, title = len(m.group(1)), m.group(2)
+        while stack and stack[-1][0] >= level:
+            stack.pop()
+        own = rejected.found_in(title) or NEGATION_CUES.search(title) is not None
+        state = own or any(flag for _, flag in stack)
+        stack.append((level, state))
+    if any(x.strip() for x in body):
+        out.append((state, "\n".join(x for x in body if x.strip())))
+    return out
+
+
 def proposed(
     text: str,
     options: Sequence[T],
     mentions: Callable[[str, T], bool] | None = None,
     rejected: Phrases = REJECTED,
+    fallback: bool = True,
 ) -> list[T]:
     """The options ``text`` proposes, in ``options`` order (see the module docstring).
 
+    A Markdown file is read by section: what a section headed "Excluded" (or any heading that
+    rules out, :func:`sections`) lists is ruled out, whatever its lines say.
+
     Args:
-        text: A reply, a mail, a note.
+        text: A reply, a mail, a note, a workspace file.
         options: The options (names, codes, or objects with ``mentions`` to find them).
         mentions: ``mentions(clause, option)``: whether a clause names the option (default:
             case-insensitive substring of ``str(option)``).
         rejected: The rejection phrases (a domain may widen :data:`REJECTED`: ``REJECTED | Phrases([...])``).
+        fallback: When every mention is a rejection, return the mentions (default); ``False``
+            returns nothing then (for a list that must hold exactly the options kept).
     """
     find = mentions or (lambda clause, option: str(option).lower() in clause.lower())
+    pieces = [(out, part) for out, body in sections(text, rejected) for part in parts(body)]
     named: list[T] = []
     kept: list[T] = []
     for option in options:
-        hits = [c for c in parts(text) if find(c, option)]
+        hits = [(out, c) for out, c in pieces if find(c, option)]
         if not hits:
             continue
         named.append(option)
-        if any(not _ruled_out(c, str(option), rejected) for c in hits):
+        if any(not out and not _ruled_out(c, str(option), rejected) for out, c in hits):
             kept.append(option)
-    return kept if kept else named
+    return kept if kept or not fallback else named
