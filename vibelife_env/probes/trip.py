@@ -192,12 +192,13 @@ def seed_sql(story: TripStory) -> dict[str, str]:
         for h in story.hotels
     )
     plans = []
+    free_until = (story.depart_day - timedelta(days=2)).isoformat()  # what the plan's text promises, as data
     for h in story.hotels:
         for n in range(story.nights + 2):
             day = (story.depart_day + timedelta(days=n - 1)).isoformat()
             plans.append(
                 f"({_q(h.hotel_id)}, {_q(day)}, {_q(h.room_type)}, 'flex', {h.nightly}, 'CNY', 3, 3, "
-                f"'Free cancellation until 2 days before arrival', NULL, 1, {h.capacity})"
+                f"'Free cancellation until 2 days before arrival', {_q(free_until)}, 1, {h.capacity})"
             )
     hotel_sql = (
         "INSERT INTO hotels (hotel_id, name, city, district, geo_lat, geo_lng, star_rating, user_rating, user_rating_count, "
