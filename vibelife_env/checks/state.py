@@ -569,7 +569,8 @@ class Note:
         key: Page id, file path or event id.
         title: Page title, file path or event summary.
         text: The page's title and blocks, the added lines, or summary + location + description.
-        created: When it was created (pages and events), else ``None``.
+        created: When it was created (pages and events; for a seeded page, when the agent last wrote
+            to it), else ``None``.
         archived: A page that was archived.
     """
 
@@ -604,7 +605,8 @@ def notion_pages(ctx: Any, exclude: Iterable[str] = (), tz: tzinfo | None = None
         blocks = _rows(
             ctx,
             "notion",
-            "SELECT block_id, type, content_json FROM blocks WHERE parent_page_id = ? AND archived = 0 ORDER BY position",
+            "SELECT block_id, type, content_json, last_edited_time FROM blocks WHERE parent_page_id = ? AND archived = 0 "
+            "ORDER BY position",
             (page_id,),
         )
         props = _json(p.get("properties_json"), {})
@@ -622,6 +624,9 @@ def notion_pages(ctx: Any, exclude: Iterable[str] = (), tz: tzinfo | None = None
             if not added:
                 continue
             text = "\n".join(_block_text(b["content_json"]) for b in added)  # the seeded title is not the agent's
+            written = when(max(b["last_edited_time"] for b in added), tz)  # when the agent wrote it, not the page
+            out.append(Note("notion", page_id, title, text, written, bool(p["archived"])))
+            continue
         else:
             text = "\n".join(
                 [title, *(_block_text(b["content_json"]) for b in blocks), json.dumps(props, ensure_ascii=False)]

@@ -43,7 +43,7 @@ NO_BILLS: dict[str, Any] = {
     "sub_cap": 0,
 }
 HAUL = text.Phrases(["haul-away", "haul away", "old unit", "recycl", "collection", "回收", "拉走", "旧机"])
-INSTALL = text.Phrases(["install", "setup", "set-up", "安装", "调试"])
+INSTALL = text.Phrases(["install", "installation", "installer", "setup", "set-up", "安装", "调试"])
 # (attr, label, label_zh, op, values, unit, (step lo, hi))
 APPLIANCES: dict[str, dict[str, Any]] = {
     "washer": {

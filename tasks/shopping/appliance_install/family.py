@@ -839,9 +839,18 @@ class ApplianceInstall(Family):
             p = s.product(P.items_of(ctx, o["order_id"])[0]["product_id"])
             rows = ctx.sql(
                 "review_platform",
-                "SELECT merchant_id, datetime FROM reservations WHERE user_id = ? AND status = 'confirmed' AND merchant_id != ?",
+                "SELECT merchant_id, datetime, created_at FROM reservations WHERE user_id = ? AND status = 'confirmed' "
+                "AND merchant_id != ?",
                 (s.user_key, A.RECYCLER_ID),
             )
+            # a visit whose time had already passed when a later one was booked is history, not a duplicate
+            rows = [
+                r
+                for r in rows
+                if not any(
+                    (state.when(o["created_at"]) or r_at) > r_at for o in rows if (r_at := state.when(r["datetime"]))
+                )
+            ]
             if p is None or len(rows) != 1 or rows[0]["merchant_id"] != centres.get(p.brand):
                 return None
             when = state.when(rows[0]["datetime"], s.tz)
