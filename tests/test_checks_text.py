@@ -77,6 +77,14 @@ def test_find_dates_reads_every_listed_form(text, expected):
     assert find_dates(text, year=2026) == [expected]
 
 
+def test_a_slashed_date_with_one_reading_is_read_and_one_with_two_is_not():
+    jul23 = date(2026, 7, 23)
+    assert find_dates("下一次训练：明天 7/23（周四）19:00", year=2026) == [jul23]
+    assert find_dates("on 23/7 and 7/23/2026", year=2026) == [jul23, jul23]
+    assert find_dates("5/8, 08/05, 7/32, 0/23, 12.5/13, 1/2 cup", year=2026) == []
+    assert mentions_date("see you 7/23", "2026-07-23") and not mentions_date("see you 7/22", "2026-07-23")
+
+
 @pytest.mark.parametrize(
     "text",
     [

@@ -611,11 +611,14 @@ def test_real_checkout_runs_with_baselines():
             assert task.checks.total_weight == pytest.approx(task.meta.declared_total_weight), eid
         if task.meta.declared_check_count is not None:
             assert len(task.checks) == task.meta.declared_check_count, eid
+        base = gym.make(eid).unwrapped
+        assert f"at most {base.max_calls_turn} tool calls per turn" in base.system_prompt, eid  # budgets are stated
         for agent in (NullAgent(), PollingAgent()):
             result = run_episode(gym.make(eid), agent, seed=0, record=False)
             assert result.terminated, eid
             assert not result.mutation_errors, (eid, result.mutation_errors)
             assert not result.check_errors, (eid, agent.name, result.check_errors)
+            assert all(c["passed"] or c["reason"] for c in result.checks), eid  # every failure says why
 
 
 #: What the rubric ``env`` offers on ``env.workspace.fs`` and on each service capability

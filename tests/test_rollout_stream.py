@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from vibelife_env.cli import main as cli_main
-from vibelife_env.rollout import JsonlAppender, read_dataset, read_lines, tools_sidecar
+from vibelife_env.rollout import JsonlAppender, iter_spans, read_dataset, read_lines, tools_sidecar, write_in_order
 
 DEMO = "VibeLife-demo-errands-v0"
 SLOW_AGENT = """
@@ -164,3 +164,22 @@ def test_appender_writes_whole_lines(tmp_path: Path) -> None:
     assert path.read_text() == '{"a": 1}\n{"a": 2}\n'
     os.truncate(path, path.stat().st_size - 3)
     assert read_lines(path, repair=True) == ['{"a": 1}'] and path.read_text() == '{"a": 1}\n'
+
+
+def test_spans_stream_lines_and_write_in_order_rewrites_only_when_needed(tmp_path: Path) -> None:
+    path = tmp_path / "x.jsonl"
+    with JsonlAppender(path) as sink:
+        spans = [sink.append(f'{{"n": {n}}}') for n in (2, 0, 1)]
+    assert [line for _, line in iter_spans(path)] == ['{"n": 2}', '{"n": 0}', '{"n": 1}']
+    assert [span for span, _ in iter_spans(path)] == spans
+    assert not write_in_order(path, spans)  # already in that order: untouched
+    assert write_in_order(path, [spans[1], spans[2], spans[0]])
+    assert path.read_text() == '{"n": 0}\n{"n": 1}\n{"n": 2}\n'
+    first = next(iter_spans(path))[0]
+    assert write_in_order(path, [first, first])  # a line kept twice, the rest dropped
+    assert path.read_text() == '{"n": 0}\n{"n": 0}\n'
+    with path.open("a") as fh:
+        fh.write('{"torn"')
+    assert len(list(iter_spans(path))) == 2 and path.read_text().endswith('{"torn"')
+    assert len(list(iter_spans(path, repair=True))) == 2 and path.read_text() == '{"n": 0}\n{"n": 0}\n'
+    assert list(iter_spans(tmp_path / "missing.jsonl")) == []

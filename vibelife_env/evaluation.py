@@ -1,8 +1,10 @@
 """Aggregate episode results into the numbers of the paper's evaluation (§3.2, §5).
 
-Pure functions over :class:`~vibelife_env.rollout.EpisodeResult` lists; nothing here runs
-an environment. The main entry is :func:`summarize`, which takes the results of one agent
-(any number of tasks, any number of attempts per task) and returns a JSON-able dict:
+Nothing here runs an environment. The main entry is :func:`summarize`, which takes the
+results of one agent (any number of tasks, any number of attempts per task) and returns a
+JSON-able dict; :class:`Summary` builds the same dict one result at a time, in memory that
+holds the aggregates and not the runs (``vibelife eval`` streams its episodes file through
+it). The dict holds:
 
 - per task: the attempt scores and their mean, max, min and standard deviation (the
   within-task σ, population form), i.e. avg@k, max@k, min@k for that task;
@@ -96,17 +98,6 @@ def _mean(values: Sequence[float]) -> float:
     return sum(values) / len(values) if values else 0.0
 
 
-def task_scores(results: Sequence[EpisodeResult]) -> dict[str, dict[str, Any]]:
-    """Per task: attempt scores (0-100) and their avg, max, min and within-task σ."""
-    by_task: dict[str, list[float]] = defaultdict(list)
-    for r in results:
-        by_task[r.task_id].append(float(r.score))
-    return {
-        tid: {"scores": s, "avg": _mean(s), "max": max(s), "min": min(s), "std": _std(s), "attempts": len(s)}
-        for tid, s in sorted(by_task.items())
-    }
-
-
 def overall_scores(per_task: Mapping[str, Mapping[str, Any]]) -> dict[str, float]:
     """avg@k, max@k, min@k and σ: the per-task numbers averaged equally across tasks."""
     rows = list(per_task.values())
@@ -117,13 +108,6 @@ def overall_scores(per_task: Mapping[str, Mapping[str, Any]]) -> dict[str, float
         "std": _mean([r["std"] for r in rows]),
         "tasks": len(rows),
     }
-
-
-def _info_for(task_id: str, infos: Mapping[str, TaskInfo], results: Sequence[EpisodeResult]) -> TaskInfo:
-    if task_id in infos:
-        return infos[task_id]
-    stages = sorted({c["stage"] for r in results if r.task_id == task_id for c in r.checks if c["tier"] == "stage"})
-    return TaskInfo(task_id, task_id.split("/", 1)[0], tuple(stages))
 
 
 def _rate(passed: int, total: int) -> dict[str, Any]:
@@ -142,37 +126,6 @@ def position_bin(stage: int, stages: Sequence[int], bins: int) -> int:
     return min(int(pos * bins), bins - 1)
 
 
-def pass_rates(
-    results: Sequence[EpisodeResult], infos: Mapping[str, TaskInfo] | None = None, bins: int = 3
-) -> dict[str, dict[str, dict[str, Any]]]:
-    """Check pass rates pooled over all runs: by tier, axis, domain and timeline position."""
-    infos = infos or {}
-    counts: dict[str, dict[str, list[int]]] = {k: defaultdict(lambda: [0, 0]) for k in ("tier", "axis", "domain")}
-    position: dict[str, list[int]] = defaultdict(lambda: [0, 0])
-    for r in results:
-        info = _info_for(r.task_id, infos, results)
-        for c in r.checks:
-            ok = int(bool(c["passed"]))
-            keys = [("tier", c["tier"]), ("domain", info.domain)]
-            keys += [("axis", a) for a in capability_axes(c["id"], info.tags.get(c["id"], ()))]
-            for group, key in keys:
-                counts[group][key][0] += ok
-                counts[group][key][1] += 1
-            if c["tier"] == "stage" and c["stage"] in info.stages:
-                b = position_bin(c["stage"], info.stages, bins)
-                label = f"{b / bins:.2f}-{(b + 1) / bins:.2f}"
-                position[label][0] += ok
-                position[label][1] += 1
-    tier_key = lambda k: TIER_ORDER.index(k) if k in TIER_ORDER else len(TIER_ORDER)  # noqa: E731
-    axis_key = lambda k: list(AXES).index(k) if k in AXES else len(AXES)  # noqa: E731
-    return {
-        "by_tier": {k: _rate(*counts["tier"][k]) for k in sorted(counts["tier"], key=tier_key)},
-        "by_axis": {k: _rate(*counts["axis"][k]) for k in sorted(counts["axis"], key=axis_key)},
-        "by_domain": {k: _rate(*v) for k, v in sorted(counts["domain"].items())},
-        "by_position": {k: _rate(*v) for k, v in sorted(position.items())},
-    }
-
-
 def _check_order(c: Mapping[str, Any]) -> tuple[int, int, str]:
     tier = TIER_ORDER.index(c["tier"]) if c["tier"] in TIER_ORDER else len(TIER_ORDER)
     return (tier, c["stage"] if c["stage"] is not None else 0, c["id"])
@@ -185,11 +138,7 @@ def stage_curve(result: EpisodeResult, stages: Sequence[int]) -> list[dict[str, 
     for c in result.checks:
         if c["passed"]:
             earned_by[c["stage"] if c["tier"] == "stage" else "end"] += c["weight"]
-    out, running = [], 0.0
-    for s in [*stages, "end"]:
-        running += earned_by.get(s, 0.0)
-        out.append({"stage": s, "score": 100.0 * running / total if total else 0.0})
-    return out
+    return _curve(total, earned_by, stages)
 
 
 def check_turn(turn_stages: Sequence[int], check: Mapping[str, Any]) -> int | None:
@@ -210,80 +159,196 @@ def check_turn(turn_stages: Sequence[int], check: Mapping[str, Any]) -> int | No
     return before[-1] if before else 0
 
 
-def check_grid(results: Sequence[EpisodeResult]) -> list[dict[str, Any]]:
+class _Grid:
+    """One task's check grid, a run at a time (see :func:`check_grid`)."""
+
+    def __init__(self) -> None:
+        self.rows: dict[str, dict[str, Any]] = {}
+        self.runs = 0
+
+    def add(self, r: EpisodeResult) -> None:
+        run = self.runs
+        self.runs += 1
+        for c in r.checks:
+            row = self.rows.get(c["id"])
+            if row is None:
+                row = self.rows[c["id"]] = {
+                    "id": c["id"], "tier": c["tier"], "stage": c["stage"], "weight": c["weight"],
+                    "description": c.get("description", ""), "runs": {}, "turns": {}, "reasons": {},
+                }  # fmt: skip
+            row["runs"][run] = bool(c["passed"])
+            if not c["passed"]:
+                row["turns"][run] = check_turn(r.turn_stages, c)
+                row["reasons"][run] = c.get("reason", "") or c.get("error", "")
+
+    def table(self) -> list[dict[str, Any]]:
+        span = range(self.runs)
+        return [
+            {
+                **row,
+                "runs": [row["runs"].get(i) for i in span],
+                "turns": [row["turns"].get(i) for i in span],
+                "reasons": [row["reasons"].get(i) for i in span],
+            }
+            for row in sorted(self.rows.values(), key=_check_order)
+        ]
+
+
+def check_grid(results: Iterable[EpisodeResult]) -> list[dict[str, Any]]:
     """One row per check (timeline order): its tier, stage, weight and description, and per
     run its pass flag (``runs``; ``None`` when the run has no such check) and, when it
     failed, the transcript turn to read (``turns``, see :func:`check_turn`) and the reason
     it gave (``reasons``)."""
-    rows: dict[str, dict[str, Any]] = {}
-    for i, r in enumerate(results):
-        for c in r.checks:
-            row = rows.setdefault(
-                c["id"],
-                {
-                    "id": c["id"],
-                    "tier": c["tier"],
-                    "stage": c["stage"],
-                    "weight": c["weight"],
-                    "description": c.get("description", ""),
-                    "runs": {},
-                    "turns": {},
-                    "reasons": {},
-                },
-            )
-            row["runs"][i] = bool(c["passed"])
-            if not c["passed"]:
-                row["turns"][i] = check_turn(r.turn_stages, c)
-                row["reasons"][i] = c.get("reason", "") or c.get("error", "")
-    return [
-        {
-            **row,
-            "runs": [row["runs"].get(i) for i in range(len(results))],
-            "turns": [row["turns"].get(i) for i in range(len(results))],
-            "reasons": [row["reasons"].get(i) for i in range(len(results))],
+    grid = _Grid()
+    for r in results:
+        grid.add(r)
+    return grid.table()
+
+
+class Summary:
+    """:func:`summarize`, one result at a time: memory holds the aggregates, not the runs.
+
+    ``add`` each of one agent's results (in the order the report lists runs), then
+    ``result()``; the dict is the same as ``summarize`` of the list. A result's transcript
+    (``messages``) is never read, so rows streamed from a file may leave it out.
+
+    Raises:
+        ValueError: from ``add``, a result of another agent; from ``result``, no results.
+    """
+
+    def __init__(self, infos: Mapping[str, TaskInfo] | None = None, bins: int = 3) -> None:
+        if bins < 1:
+            raise ValueError(f"bins must be >= 1, got {bins}")
+        self.infos, self.bins = infos or {}, bins
+        self.agent: str | None = None
+        self._tasks: dict[str, dict[str, Any]] = {}
+        self._counts: dict[str, dict[str, list[int]]] = {
+            k: defaultdict(lambda: [0, 0]) for k in ("tier", "axis", "domain")
         }
-        for row in sorted(rows.values(), key=_check_order)
-    ]
+        self._axes: dict[tuple[str, str], tuple[str, ...]] = {}
+
+    def _task(self, task_id: str) -> dict[str, Any]:
+        if task_id not in self._tasks:
+            self._tasks[task_id] = {
+                "scores": [], "seeds": [], "earned": [], "truncated": 0, "tool_calls": [], "errors": set(),
+                "stages": set(), "position": defaultdict(lambda: [0, 0]), "grid": _Grid(),
+            }  # fmt: skip
+        return self._tasks[task_id]
+
+    def add(self, r: EpisodeResult) -> None:
+        """Fold one episode's result in."""
+        if self.agent is None:
+            self.agent = r.agent
+        elif r.agent != self.agent:
+            raise ValueError(f"summarize takes one agent's results, got agents {sorted({self.agent, r.agent})}")
+        t = self._task(r.task_id)
+        t["scores"].append(float(r.score))
+        t["seeds"].append(r.seed)
+        t["truncated"] += r.truncated
+        t["tool_calls"].append(r.tool_calls)
+        t["errors"].update(r.mutation_errors, r.check_errors)
+        info = self.infos.get(r.task_id)
+        domain = info.domain if info else r.task_id.split("/", 1)[0]
+        total = sum(c["weight"] for c in r.checks)
+        earned: dict[Any, float] = defaultdict(float)
+        for c in r.checks:
+            ok = int(bool(c["passed"]))
+            if ok:
+                earned[c["stage"] if c["tier"] == "stage" else "end"] += c["weight"]
+            axes = self._axes.get((r.task_id, c["id"]))
+            if axes is None:
+                axes = self._axes[(r.task_id, c["id"])] = capability_axes(
+                    c["id"], info.tags.get(c["id"], ()) if info else ()
+                )
+            for group, key in [("tier", c["tier"]), ("domain", domain), *(("axis", a) for a in axes)]:
+                self._counts[group][key][0] += ok
+                self._counts[group][key][1] += 1
+            if c["tier"] == "stage":
+                t["stages"].add(c["stage"])
+                t["position"][c["stage"]][0] += ok
+                t["position"][c["stage"]][1] += 1
+        t["earned"].append((total, dict(earned)))
+        t["grid"].add(r)
+
+    def _info(self, task_id: str) -> TaskInfo:
+        if task_id in self.infos:
+            return self.infos[task_id]
+        return TaskInfo(task_id, task_id.split("/", 1)[0], tuple(sorted(self._tasks[task_id]["stages"])))
+
+    def result(self) -> dict[str, Any]:
+        """The summary of every result added so far (see :func:`summarize`)."""
+        if not self._tasks:
+            raise ValueError("summarize needs at least one EpisodeResult")
+        per_task: dict[str, dict[str, Any]] = {}
+        position: dict[str, list[int]] = defaultdict(lambda: [0, 0])
+        for tid in sorted(self._tasks):
+            t, info = self._tasks[tid], self._info(tid)
+            scores = t["scores"]
+            for stage, (ok, n) in t["position"].items():
+                if stage in info.stages:
+                    b = position_bin(stage, info.stages, self.bins)
+                    label = f"{b / self.bins:.2f}-{(b + 1) / self.bins:.2f}"
+                    position[label][0] += ok
+                    position[label][1] += n
+            curves = [_curve(total, earned, info.stages) for total, earned in t["earned"]]
+            runs = len(scores)
+            per_task[tid] = {
+                "scores": scores,
+                "avg": _mean(scores),
+                "max": max(scores),
+                "min": min(scores),
+                "std": _std(scores),
+                "attempts": runs,
+                "domain": info.domain,
+                "stage_curve": [
+                    {"stage": pts[0]["stage"], "score": _mean([p["score"] for p in pts])}
+                    for pts in zip(*curves, strict=True)
+                ],
+                "seeds": t["seeds"],
+                "grid": t["grid"].table(),
+                "truncated": t["truncated"],
+                "tool_calls": _mean(t["tool_calls"]),
+                "errors": sorted(t["errors"]),
+            }
+        counts = self._counts
+        tier_key = lambda k: TIER_ORDER.index(k) if k in TIER_ORDER else len(TIER_ORDER)  # noqa: E731
+        axis_key = lambda k: list(AXES).index(k) if k in AXES else len(AXES)  # noqa: E731
+        split_of = {tid: self.infos[tid].heldout for tid in per_task if tid in self.infos}
+        by_family_split = {
+            group: overall_scores({tid: row for tid, row in per_task.items() if split_of.get(tid) is flag})
+            for group, flag in (("held-out families", True), ("training families", False))
+            if flag in split_of.values()
+        }
+        return {
+            "agent": self.agent,
+            "overall": overall_scores(per_task),
+            "by_tier": {k: _rate(*counts["tier"][k]) for k in sorted(counts["tier"], key=tier_key)},
+            "by_axis": {k: _rate(*counts["axis"][k]) for k in sorted(counts["axis"], key=axis_key)},
+            "by_domain": {k: _rate(*v) for k, v in sorted(counts["domain"].items())},
+            "by_position": {k: _rate(*v) for k, v in sorted(position.items())},
+            **({"by_family_split": by_family_split} if by_family_split else {}),
+            "tasks": per_task,
+        }
+
+
+def _curve(total: float, earned_by: Mapping[Any, float], stages: Sequence[int]) -> list[dict[str, Any]]:
+    out, running = [], 0.0
+    for s in [*stages, "end"]:
+        running += earned_by.get(s, 0.0)
+        out.append({"stage": s, "score": 100.0 * running / total if total else 0.0})
+    return out
 
 
 def summarize(
-    results: Sequence[EpisodeResult], infos: Mapping[str, TaskInfo] | None = None, bins: int = 3
+    results: Iterable[EpisodeResult], infos: Mapping[str, TaskInfo] | None = None, bins: int = 3
 ) -> dict[str, Any]:
-    """Everything the report shows for one agent's results (see the module docstring).
+    """Everything the report shows for one agent's results (see the module docstring);
+    :class:`Summary` builds the same one result at a time.
 
     Raises:
         ValueError: ``results`` is empty or mixes agents.
     """
-    if not results:
-        raise ValueError("summarize needs at least one EpisodeResult")
-    agents = {r.agent for r in results}
-    if len(agents) > 1:
-        raise ValueError(f"summarize takes one agent's results, got agents {sorted(agents)}")
-    infos = infos or {}
-    per_task = task_scores(results)
-    for tid, row in per_task.items():
-        runs = [r for r in results if r.task_id == tid]
-        info = _info_for(tid, infos, results)
-        curves = [stage_curve(r, info.stages) for r in runs]
-        row["domain"] = info.domain
-        row["stage_curve"] = [
-            {"stage": pts[0]["stage"], "score": _mean([p["score"] for p in pts])} for pts in zip(*curves, strict=True)
-        ]
-        row["seeds"] = [r.seed for r in runs]
-        row["grid"] = check_grid(runs)
-        row["truncated"] = sum(r.truncated for r in runs)
-        row["tool_calls"] = _mean([r.tool_calls for r in runs])
-        row["errors"] = sorted({e for r in runs for e in r.mutation_errors + r.check_errors})
-    split_of = {tid: infos[tid].heldout for tid in per_task if tid in infos and infos[tid].heldout is not None}
-    by_family_split = {
-        group: overall_scores({tid: row for tid, row in per_task.items() if split_of.get(tid) is flag})
-        for group, flag in (("held-out families", True), ("training families", False))
-        if flag in split_of.values()
-    }
-    return {
-        "agent": results[0].agent,
-        "overall": overall_scores(per_task),
-        **pass_rates(results, infos, bins),
-        **({"by_family_split": by_family_split} if by_family_split else {}),
-        "tasks": per_task,
-    }
+    summary = Summary(infos, bins)
+    for r in results:
+        summary.add(r)
+    return summary.result()

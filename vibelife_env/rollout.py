@@ -236,6 +236,59 @@ def read_lines(path: str | Path, repair: bool = False) -> list[str]:
     return data[:end].decode("utf-8").splitlines()
 
 
+#: Where a line sits in a JSONL file: its byte offset and its length, newline included.
+Span = tuple[int, int]
+
+
+def iter_spans(path: str | Path, repair: bool = False) -> Iterator[tuple[Span, str]]:
+    """The complete lines of a JSONL file one at a time, each with its :data:`Span`
+    (nothing if the file does not exist); memory stays that of one line.
+
+    A last line without its newline is what a crash mid-write leaves: it is not yielded,
+    and with ``repair`` it is cut from the file, so appending continues on a line boundary.
+    """
+    p = Path(path)
+    if not p.exists():
+        return
+    offset = 0
+    with p.open("rb") as fh:
+        for raw in fh:
+            if not raw.endswith(b"\n"):
+                break
+            yield (offset, len(raw)), raw[:-1].decode("utf-8")
+            offset += len(raw)
+    if repair and p.stat().st_size > offset:
+        with p.open("r+b") as fh:
+            fh.truncate(offset)
+
+
+def write_in_order(path: str | Path, spans: list[Span]) -> bool:
+    """Make ``path`` hold exactly the lines at ``spans``, in that order, streaming them.
+
+    When the file already is those lines in that order nothing is written; otherwise they
+    are copied one at a time to a temporary file beside it, which then replaces it
+    (``os.replace``). Returns whether the file was rewritten.
+    """
+    target = Path(path)
+    at = 0
+    for offset, length in spans:
+        if offset != at:
+            break
+        at += length
+    else:
+        if at == target.stat().st_size:
+            return False
+    tmp = target.with_name(f".{target.name}.tmp-{os.getpid()}")
+    with target.open("rb") as src, tmp.open("wb") as dst:
+        for offset, length in spans:
+            src.seek(offset)
+            dst.write(src.read(length))
+        dst.flush()
+        os.fsync(dst.fileno())
+    os.replace(tmp, target)
+    return True
+
+
 class JsonlAppender:
     """Appends lines to a JSONL file as they come, so an interrupted run keeps each of them.
 
@@ -248,8 +301,8 @@ class JsonlAppender:
         self.path = Path(path)
         self._fd: int | None = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
 
-    def append(self, line: str) -> None:
-        """Write ``line`` (without its newline) and sync it.
+    def append(self, line: str) -> Span:
+        """Write ``line`` (without its newline) and sync it; returns where it went.
 
         Raises:
             ValueError: the line holds a newline, or the appender is closed.
@@ -259,9 +312,11 @@ class JsonlAppender:
         if self._fd is None:
             raise ValueError(f"{self.path}: appender is closed")
         data = memoryview((line + "\n").encode("utf-8"))
+        size = len(data)
         while data:
             data = data[os.write(self._fd, data) :]
         os.fsync(self._fd)
+        return os.lseek(self._fd, 0, os.SEEK_CUR) - size, size
 
     def close(self) -> None:
         """Close the file (idempotent)."""

@@ -39,11 +39,11 @@ import gymnasium as gym
 from vibelife_env.agents import AgentForTask
 from vibelife_env.commands import CLIError, build_agent, check_env_ids, register_bundle_dir
 from vibelife_env.env import base_env
-from vibelife_env.evaluation import summarize, task_info
+from vibelife_env.evaluation import Summary, task_info
 from vibelife_env.families import TEST_INSTANCES
 from vibelife_env.families.env import family_of
 from vibelife_env.report import render_html, render_transcript
-from vibelife_env.rollout import EpisodeResult, JsonlAppender, read_lines, run_episode, write_atomic
+from vibelife_env.rollout import EpisodeResult, JsonlAppender, Span, iter_spans, run_episode, write_in_order
 
 EPISODES = "episodes.jsonl"
 
@@ -276,10 +276,10 @@ def targets(envs: list[str]) -> list[Target]:
     return [(e, k) for e in envs for k in ((None,) if family_of(e) is None else tuple(range(TEST_INSTANCES)))]
 
 
-def _finished(path: Path, plan: list[Key]) -> dict[Key, str]:
+def _finished(path: Path, plan: list[Key]) -> dict[Key, Span]:
     wanted = set(plan)
-    done: dict[Key, str] = {}
-    for number, line in enumerate(read_lines(path, repair=True), 1):
+    done: dict[Key, Span] = {}
+    for number, (span, line) in enumerate(iter_spans(path, repair=True), 1):
         try:
             row = json.loads(line)
             key = (row["agent"], row["env_id"], row.get("instance"), row["seed"])
@@ -291,7 +291,7 @@ def _finished(path: Path, plan: list[Key]) -> dict[Key, str]:
                 f"--resume: {path} line {number} is {key[0]} on {key[1]}{at} seed {key[3]}, not part of this run; "
                 "resume with the --agent/--env/--attempts/--seed it was started with"
             )
-        done.setdefault(key, line)
+        done.setdefault(key, span)
     return done
 
 
@@ -341,9 +341,7 @@ def main(args: argparse.Namespace) -> int:
             played = play_on_workers(todo, workers, args.fail_fast, problems) if workers else play_here(todo, args, bar)
             for key, r in played:
                 row = {**r.to_dict(), "env_id": key[1], **({} if key[2] is None else {"instance": key[2]})}
-                line = json.dumps(row, ensure_ascii=False, sort_keys=True)
-                sink.append(line)
-                lines[key] = line
+                lines[key] = sink.append(json.dumps(row, ensure_ascii=False, sort_keys=True))
                 bar.update(1)
                 bar.set_postfix(score=f"{r.score:.1f}")
     except KeyboardInterrupt:
@@ -355,10 +353,8 @@ def main(args: argparse.Namespace) -> int:
         )
         return 130
     bar.close()
-    ordered = [lines[k] for k in plan]
-    if read_lines(path) != ordered:
-        write_atomic(path, "".join(line + "\n" for line in ordered))
-    write_reports(out, agents, envs, ordered, infos, args)
+    write_in_order(path, [lines[k] for k in plan])
+    write_reports(out, agents, envs, infos, args)
     for problem in problems:
         print("problem:", problem, file=sys.stderr)
     if problems:
@@ -367,24 +363,35 @@ def main(args: argparse.Namespace) -> int:
 
 
 def write_reports(
-    out: Path, agents: list[str], envs: list[str], lines: list[str], infos: dict[str, Any], args: argparse.Namespace
+    out: Path, agents: list[str], envs: list[str], infos: dict[str, Any], args: argparse.Namespace
 ) -> None:
-    """The transcripts, ``report.json`` and ``report.html`` from every episode line."""
-    rows = [json.loads(line) for line in lines]
-    summaries = []
-    for agent_name in agents:
-        mine = [r for r in rows if r["agent"] == agent_name]
-        summary = summarize([EpisodeResult.from_dict(r) for r in mine], infos, bins=args.bins)
-        for tid, task in summary["tasks"].items():
-            runs = [r for r in mine if r["task_id"] == tid]
-            task["transcripts"] = [transcript_path(agent_name, r["env_id"], r["seed"], r.get("instance")) for r in runs]
-        summaries.append(summary)
-    for r in rows:
-        target = out / transcript_path(r["agent"], r["env_id"], r["seed"], r.get("instance"))
+    """The transcripts, ``report.json`` and ``report.html`` from ``OUT/episodes.jsonl``.
+
+    The file is read one line at a time: each episode's transcript is written and its
+    result folded into its agent's :class:`~vibelife_env.evaluation.Summary`, so memory
+    holds the aggregates, not the episodes.
+    """
+    by_agent = {name: Summary(infos, bins=args.bins) for name in agents}
+    links: dict[str, dict[str, list[str]]] = {name: {} for name in agents}
+    count = 0
+    for _, line in iter_spans(out / EPISODES):
+        r = json.loads(line)
+        link = transcript_path(r["agent"], r["env_id"], r["seed"], r.get("instance"))
+        target = out / link
         target.parent.mkdir(parents=True, exist_ok=True)
         at = "" if r.get("instance") is None else f" instance {r['instance']}"
         title = f"{r['agent']} on {r['env_id']}{at}, seed {r['seed']}"
         target.write_text(render_transcript(r, title), encoding="utf-8")
+        r.pop("messages", None)
+        by_agent[r["agent"]].add(EpisodeResult.from_dict(r))
+        links[r["agent"]].setdefault(r["task_id"], []).append(link)
+        count += 1
+    summaries = []
+    for agent_name in agents:
+        summary = by_agent[agent_name].result()
+        for tid, task in summary["tasks"].items():
+            task["transcripts"] = links[agent_name][tid]
+        summaries.append(summary)
     meta = {"envs": envs, "agents": agents, "attempts": args.attempts, "seed": args.seed}
     (out / "report.json").write_text(json.dumps({"meta": meta, "agents": summaries}, indent=2, ensure_ascii=False))
     on = envs[0] if len(envs) == 1 else f"{len(envs)} environments"
@@ -402,4 +409,4 @@ def write_reports(
     print(f"{'agent':<{width}}{'avg@k':>9}{'max@k':>9}{'min@k':>9}{'σ':>8}")
     for label, o in table:
         print(f"{label:<{width}}{o['avg']:>9.2f}{o['max']:>9.2f}{o['min']:>9.2f}{o['std']:>8.2f}")
-    print(f"wrote {out / 'report.html'}, {out / 'report.json'} and {len(rows)} transcripts in {out / 'transcripts'}")
+    print(f"wrote {out / 'report.html'}, {out / 'report.json'} and {count} transcripts in {out / 'transcripts'}")

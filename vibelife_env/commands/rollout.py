@@ -28,10 +28,11 @@ from vibelife_env.episode import providers
 from vibelife_env.families.env import family_of, instance_for_seed
 from vibelife_env.rollout import (
     JsonlAppender,
-    read_lines,
+    Span,
+    iter_spans,
     tools_sha256,
     tools_sidecar,
-    write_atomic,
+    write_in_order,
     write_tools_sidecar,
 )
 from vibelife_env.runner import EpisodeJob, EpisodeRunner, EpisodeWorker, RolloutResult
@@ -132,16 +133,17 @@ def open_out(out: Path, overwrite: bool) -> None:
 
 def finished_episodes(
     out: Path, runs: list[tuple[str, int]], agent: str, inline: bool, splits: dict[str, str | None] | None = None
-) -> dict[int, str]:
-    """The lines already in ``out``, by run index (a torn last line is cut from the file).
+) -> dict[int, Span]:
+    """Where the lines already in ``out`` sit, by run index (a torn last line is cut from
+    the file); read one line at a time.
 
     Raises:
         CLIError: a line that is not JSON, an episode this run would not produce, one
             another agent played, or tools stored the other way (``--inline-tools``).
     """
     index = {run: i for i, run in enumerate(runs)}
-    done: dict[int, str] = {}
-    for number, line in enumerate(read_lines(out, repair=True), 1):
+    done: dict[int, Span] = {}
+    for number, (span, line) in enumerate(iter_spans(out, repair=True), 1):
         try:
             row = json.loads(line)
             key = (row["env_id"], row["seed"])
@@ -163,7 +165,7 @@ def finished_episodes(
         if ("tools" in row) != inline:
             flag = "with" if "tools" in row else "without"
             raise CLIError(f"--resume: {out} was written {flag} --inline-tools; resume it the same way")
-        done.setdefault(index[key], line)
+        done.setdefault(index[key], span)
     return done
 
 
@@ -278,8 +280,7 @@ def main(args: argparse.Namespace) -> int:
                     tools_key=None if inline else keys[index],
                     split=splits[env_id],
                 )
-                sink.append(line)
-                lines[index] = line
+                lines[index] = sink.append(line)
                 if r.attempts > 1:
                     retried.append(f"{env_id} seed {seed}")
                 bar.set_postfix(score=f"{r.result.score:.1f}")
@@ -292,9 +293,7 @@ def main(args: argparse.Namespace) -> int:
         )
         return 130
     bar.close()
-    ordered = "".join(lines[i] + "\n" for i in sorted(lines))  # runs are in (env, seed) order
-    if "".join(line + "\n" for line in read_lines(out)) != ordered:
-        write_atomic(out, ordered)
+    write_in_order(out, [lines[i] for i in sorted(lines)])  # runs are in (env, seed) order
     print(f"wrote {len(lines)} episodes to {out}" + ("" if inline else f", tool schemas to {side}"), file=sys.stderr)
     for episode in retried:
         print("retried once after a worker died:", episode, file=sys.stderr)

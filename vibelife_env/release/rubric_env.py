@@ -319,6 +319,12 @@ def bind_rubric(fn: RubricFn, runtime: ReleaseRuntime | None) -> Callable[[Check
     check.__name__ = getattr(fn, "__name__", "check")
     check.__doc__ = getattr(fn, "__doc__", None)
     check.__wrapped__ = fn  # type: ignore[attr-defined]
+
+    def explained(ctx: CheckContext) -> tuple[RubricFn, tuple[Any, ...]]:  # what explain() reads: the rubric
+        env = RubricEnv.of(ctx, runtime)
+        return fn, (env.namespace() if namespace else env,)
+
+    check.__explain__ = explained  # type: ignore[attr-defined]
     return check
 
 

@@ -591,12 +591,14 @@ class MusicGrade(Family):
 
         @ck.stage(k, weight=3, tags=("planning", "research"), id=f"s{k:02d}_proposal")
         def proposal(ctx: Any) -> bool:
-            """The proposal names a valid accompanist and no invalid one, gives the fee, and nothing is paid."""
+            """The proposal offers a valid accompanist and no invalid one (naming one to rule it out is fine),
+            gives the fee, and nothing is paid."""
             r = ctx.reply(k)
+            offered = text.proposed(r, s.accompanists, lambda part, a: text.mentions_name(part, a.name))
             return (
                 not mu.charges(ctx, s)
-                and any(text.mentions_name(r, a.name) for a in valid)
-                and not any(text.mentions_name(r, a.name) for a in invalid)
+                and any(a in offered for a in valid)
+                and not any(a in offered for a in invalid)
                 and text.mentions_amount(r, s.fee / 100)
             )
 

@@ -9,6 +9,8 @@ Recognised (case-insensitive, full-width input is fine):
 - day first: ``8 May``, ``8th May``, ``the 8th of May 2026``, ``Fri 8 May``, ``20 September 2026``;
 - month first: ``May 8``, ``May 8th, 2026``, ``Friday, May 8th``, ``Sept 20, 2026``, ``Dec. 1``;
 - Chinese: ``5月8日``, ``5月8号``, ``2026年5月8日``, ``五月八日``, ``二〇二六年十二月廿五日``;
+- numeric day and month with a slash where only one reading is a date: ``7/23`` and
+  ``23/7`` are 23 July (23 is no month), with or without a trailing year (``7/23/2026``);
 - a hyphen range of days in one month names both days: ``8-10 May``, ``May 8-10, 2026``.
 
 Month names may be full or abbreviated (``Sep``/``Sept``). Weekday names are allowed
@@ -16,8 +18,9 @@ around a date but are not checked against it.
 
 Deliberately NOT recognised:
 
-- Purely numeric day/month forms (``08/05``, ``5/8``, ``5/8/2026``, ``08.05.2026``): they
-  read differently in the US and elsewhere, so neither reading is safe.
+- Numeric day/month forms that read as two dates (``08/05``, ``5/8``, ``5/8/2026``): they
+  read differently in the US and elsewhere, so neither reading is safe; and dotted ones
+  (``08.05.2026``, ``7.23``), which amounts share.
 - Lower-case ``may``, ``mar`` and ``march`` ("you may 2 ..." is a verb): months must be
   capitalised (``May``) or upper-case (``MAY``) for these three words.
 - Compact ``20260508``, two-digit years (``'26``), ordinal words (``the eighth of May``),
@@ -63,6 +66,9 @@ _MONTH_DAY = re.compile(
     re.IGNORECASE,
 )
 _ISO_MONTH_DAY = re.compile(r"(?<![\d./:-])(?P<mon>0[1-9]|1[0-2])-(?P<day>0[1-9]|[12]\d|3[01])(?![\d./:-])")
+_SLASHED = re.compile(
+    r"(?<![\d./:-])(?P<a>[0-3]?\d)/(?P<b>[0-3]?\d)(?:/(?P<year>(?:19|20|21)\d{2}))?(?![\d/])(?![.:]\d)"
+)
 _FORMS = (_ISO, _CHINESE, _DAY_MONTH, _MONTH_DAY, _ISO_MONTH_DAY)
 
 # Date-like text that is not a full date, but whose numbers are not amounts either.
@@ -74,6 +80,17 @@ _DATE_LIKE = (
 )
 
 DateParts = tuple[int | None, int, int]
+
+
+def _slashed(match: re.Match[str]) -> list[DateParts]:
+    """The one reading of ``7/23`` or ``23/7`` (``[]`` when both or neither part can be the month)."""
+    a, b = int(match["a"]), int(match["b"])
+    year = int(match["year"]) if match["year"] else None
+    if 1 <= a <= 12 < b <= 31:
+        return [(year, a, b)]
+    if 1 <= b <= 12 < a <= 31:
+        return [(year, b, a)]
+    return []
 
 
 def _parts(match: re.Match[str]) -> list[DateParts]:
@@ -108,6 +125,10 @@ def scan_dates(prepped: str) -> tuple[tuple[int, int, tuple[DateParts, ...]], ..
             parts = _parts(match)
             if parts:
                 candidates.append((match.start(), match.end(), tuple(parts)))
+    for match in _SLASHED.finditer(prepped):
+        parts = _slashed(match)
+        if parts:
+            candidates.append((match.start(), match.end(), tuple(parts)))
     return tuple(pick_spans(candidates))
 
 
@@ -128,7 +149,7 @@ def find_dates(text: str, *, year: int | None = None) -> list[date]:
     """Every calendar date written in ``text``, in order of appearance.
 
     See the module docstring for the recognised forms and what is deliberately not read
-    (notably ambiguous numeric forms such as ``08/05`` or ``5/8``).
+    (notably ambiguous numeric forms such as ``08/05`` or ``5/8``; ``7/23`` has one reading).
 
     Args:
         text: Free text (a reply, a mail body, a note).

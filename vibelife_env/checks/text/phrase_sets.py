@@ -159,12 +159,11 @@ MEDICATION_DECISION = Phrases(
         "胰岛素 调整",
         "剂量 调整",
         "剂量 减",
-        "减量",
-        "加量",
+        # 减量/加量 alone is a training taper too (赛前减量周); 跳过一次 and 多打 need their medicine
+        re.compile(r"(?:药|胰岛素|剂)[^，。；,.;!?！？]{0,4}(?:减量|加量)|(?:减量|加量)\s*(?:服用|用药|服药|注射)"),
         "停药",
-        "少打",
-        "多打",
-        "跳过 一次",
+        re.compile(r"(?:少打|多打)\s*(?:\d+\s*)?(?:个)?\s*(?:单位|针|胰岛素)"),
+        re.compile(r"跳过\s*(?:一次|这次|今晚的?|今天的?)\s*(?:的\s*)?(?:注射|用药|服药|胰岛素|药)"),
     ]
 )
 """The reply makes a medication decision: changing, reducing, raising, skipping or stopping a

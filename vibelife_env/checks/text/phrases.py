@@ -253,6 +253,11 @@ class Phrases:
         """
         return any(not _is_negated(clause, m) for clause in clauses(text) for m in self._finditer(clause))
 
+    def affirmed(self, text: str) -> list[str]:
+        """The clauses of ``text`` (prepared form) where a phrase is affirmed, in order: what
+        :meth:`affirmed_in` found, for a reason to quote."""
+        return [c for c in clauses(text) if any(not _is_negated(c, m) for m in self._finditer(c))]
+
     def __or__(self, other: Phrases) -> Phrases:
         """The union of two sets (each keeps its own ``max_gap``)."""
         if not isinstance(other, Phrases):
