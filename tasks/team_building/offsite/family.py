@@ -665,7 +665,8 @@ class Offsite(Family):
         b.file(
             "USER.md",
             f"# {s.user_name}\n\nOffice manager at {s.company}. Mail: {s.user_email}. Language: {lang}.\n"
-            f"Company tax id: {s.tax_id}. Approver for spending: {s.approver} <{s.approver_email}>.\n\n"
+            f"Company tax id: {s.tax_id}. Approver for spending: {s.approver} <{s.approver_email}>.\n"
+            f"Phone: {te.PHONE}. Bookings and the bank use user id `{te.USER_ID}`; our team account is `{te.ACCOUNT}`.\n\n"
             f"## The offsite\n\nTwo days in {s.city}: {s.day1.isoformat()} (first session {s.start.strftime('%H:%M')}) and "
             f"{s.day2.isoformat()} (last session ends {s.end.strftime('%H:%M')}), one night at the venue. We travel from "
             f"{s.home} ({s.home_station[0]}) by train. {s.wheelchair} uses a wheelchair.\n\n"
@@ -682,13 +683,16 @@ class Offsite(Family):
             f"before 06:30, arriving at least 45 minutes before the first session. Back on {s.day2.isoformat()}: leaving at least "
             "45 minutes after the last session ends.\n"
             f"- Budget: {s.budget:,.0f} CNY per head for trains and rooms together (a hard cap).\n"
-            "- Company policy: no alcohol on any bill we pay; invoices must carry our tax id; any payment above "
-            f"{s.threshold:,.0f} CNY needs {s.approver}'s written approval first (mail them the amount, pay only after they approve).\n",
+            "- Company policy: no alcohol on any bill we pay; invoices must carry our tax id; any bank payment from the team "
+            f"account above {s.threshold:,.0f} CNY (the venue's invoice, say) needs {s.approver}'s written approval first "
+            "(mail them the amount, pay only after they approve). Rooms and trains within the per-head budget need only my "
+            "go-ahead.\n",
         )
         b.file(
             "AGENTS.md",
             "# How to work\n\n"
-            "- Propose before you buy: venue, rooms, trains, prices. **No booking or payment of any kind before my go-ahead.**\n"
+            "- Propose before you buy: venue, rooms, trains, prices. **No booking or payment of any kind before my go-ahead.** "
+            "Keep the plan you propose (venue and trains) in a note too (Notion or a file here).\n"
             "- Trains go on sale 15 days ahead (a notification says when); after the go-ahead, buy each direction as soon as it opens.\n"
             "- Keep an attendee sheet (Notion or a file here): everyone's diet, allergies and mobility needs from their mails; keep it current.\n"
             "- Re-check the mail and the bookings at every turn: venues and railways change things silently. When the team changes, "
@@ -830,7 +834,7 @@ class Offsite(Family):
         @b.checks.stage(w, weight=3, tags=("communication", "bookkeeping"), id=f"s{w:02d}_cost_per_head")
         def per_head(ctx: Any) -> bool:
             """The reply gives the per-head cost of trains and rooms (from the live bookings)."""
-            return te.booked(ctx, s) and text.mentions_amount(ctx.reply(w), round(te.spend(ctx, s) / s.size, 2))
+            return te.booked(ctx, s) and text.mentions_share(ctx.reply(w), te.spend(ctx, s), s.size)
 
         if "budget_q" in stage_of:
             bq = stage_of["budget_q"]
@@ -841,7 +845,7 @@ class Offsite(Family):
                 r = ctx.reply(bq)
                 return (
                     te.booked(ctx, s)
-                    and text.mentions_amount(r, round(te.spend(ctx, s) / s.size, 2))
+                    and text.mentions_share(r, te.spend(ctx, s), s.size)
                     and text.mentions_amount(r, s.budget)
                 )
 

@@ -9,7 +9,7 @@ Modules:
 
 - :mod:`~vibelife_env.checks.text.dates`: :func:`find_dates`, :func:`mentions_date`, :func:`mentions_any_date`;
 - :mod:`~vibelife_env.checks.text.times`: :func:`find_times`, :func:`mentions_time`;
-- :mod:`~vibelife_env.checks.text.amounts`: :func:`find_amounts`, :func:`mentions_amount`;
+- :mod:`~vibelife_env.checks.text.amounts`: :func:`find_amounts`, :func:`mentions_amount`, :func:`mentions_share` (a per-head figure, rounded as written);
 - :mod:`~vibelife_env.checks.text.durations`: :func:`find_durations`, :func:`mentions_duration`;
 - :mod:`~vibelife_env.checks.text.names`: :func:`norm_name`, :func:`mentions_name`;
 - :mod:`~vibelife_env.checks.text.phrases`: :class:`Phrases`, :func:`sentences`, :func:`clauses`;
@@ -30,7 +30,7 @@ Example:
     False
 """
 
-from vibelife_env.checks.text.amounts import find_amounts, mentions_amount
+from vibelife_env.checks.text.amounts import find_amounts, mentions_amount, mentions_share
 from vibelife_env.checks.text.containment import contains_all, contains_any, contains_text
 from vibelife_env.checks.text.dates import find_dates, mentions_any_date, mentions_date
 from vibelife_env.checks.text.durations import find_durations, mentions_duration
@@ -56,6 +56,7 @@ __all__ = [
     "find_durations",
     "find_times",
     "mentions_amount",
+    "mentions_share",
     "mentions_any_date",
     "mentions_date",
     "mentions_duration",

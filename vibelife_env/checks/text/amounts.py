@@ -227,3 +227,28 @@ def mentions_amount(
     if tol < 0:
         raise ValueError(f"tolerance must not be negative, got {tolerance!r}")
     return any(abs(found - target) <= tol for found in find_amounts(text, money_only=money_only))
+
+
+def mentions_share(text: str, total: Decimal | int | float | str, parts: int, *, money_only: bool = False) -> bool:
+    """Whether ``text`` writes ``total / parts`` (a per-head cost, an average) as a person
+    would: rounded to the places they wrote, at most two (``2490 / 9``: ``276.67``,
+    ``276.7`` and ``277`` all count; ``276.70`` and ``276`` do not).
+
+    A written number counts when it is within half a unit of its last written place of
+    the exact quotient (``277`` is within 0.5 of 276.666…).
+
+    Raises:
+        ValueError: ``total`` is not a number or ``parts`` is not positive.
+
+    >>> mentions_share("2,490 ÷ 9 = 276.7 CNY/人", 2490, 9), mentions_share("about 276 each", 2490, 9)
+    (True, False)
+    """
+    if parts <= 0:
+        raise ValueError(f"parts must be positive, got {parts!r}")
+    exact = _as_decimal(total, "total") / parts
+    for found in find_amounts(text, money_only=money_only):
+        exponent = found.as_tuple().exponent
+        places = min(2, -exponent) if isinstance(exponent, int) and exponent < 0 else 0
+        if abs(found - exact) <= Decimal(5) / (Decimal(10) ** (places + 1)):
+            return True
+    return False
