@@ -48,6 +48,7 @@ class TaskBuilder:
         self.checks = CheckSet()
         self.callables: dict[str, Callable[..., Any]] = {}
         self.oracle: tuple[type, dict[str, type], dict[str, type]] | None = None
+        self.footprints: dict[str, Any] = {}  # probe label -> its Footprint (probes.base)
 
     def use(self, *services: str) -> None:
         """Enable services (idempotent)."""
@@ -122,4 +123,5 @@ class TaskBuilder:
             suite=suite,
             oracle=self.oracle,
             callables=dict(self.callables),
+            footprints=dict(self.footprints),
         )

@@ -42,6 +42,7 @@ class Slot:
     key: str
     events: list[dict[str, Any]]
     steps: dict[str, list[Step]] = field(default_factory=dict)
+    owner: str | None = None  # the probe that placed it (see :attr:`Probe.footprint_label`)
 
     @property
     def when(self) -> datetime:
@@ -63,6 +64,30 @@ class Probe(ABC):
     def __init__(self, rng: np.random.Generator) -> None:
         self.rng = rng
 
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        """Wrap each subclass's ``add_checks`` so the builder learns which checks are this
+        probe's own (its :class:`Footprint`, read by the blast-radius gate)."""
+        super().__init_subclass__(**kwargs)
+        own = cls.__dict__.get("add_checks")
+        if own is None or getattr(own, "_records_footprint", False):
+            return
+
+        def add_checks(self: Probe, b: TaskBuilder, story: Any, stage_of: dict[str, int]) -> None:
+            before = {c.id for c in b.checks.checks}
+            own(self, b, story, stage_of)
+            if type(self).add_checks is add_checks:  # the outermost override records
+                footprint(b, self.footprint_label).checks.update(c.id for c in b.checks.checks if c.id not in before)
+
+        add_checks._records_footprint = True  # type: ignore[attr-defined]
+        add_checks.__doc__, add_checks.__name__ = own.__doc__, "add_checks"
+        cls.add_checks = add_checks  # type: ignore[method-assign]
+
+    @property
+    def footprint_label(self) -> str:
+        """The probe's name in this instance: its class name and its first slot's key."""
+        keys = getattr(self, "slot_keys", None) or ["?"]
+        return f"{type(self).__name__}:{keys[0]}"
+
     #: Implicit constraints this probe plants (for the instance profile).
     constraints: tuple[str, ...] = ()
 
@@ -70,6 +95,8 @@ class Probe(ABC):
         """The probe's slots for this instance (remembers their keys in :attr:`slot_keys`)."""
         out = self.slots(story, window)
         self.slot_keys = [s.key for s in out]
+        for slot in out:
+            slot.owner = self.footprint_label
         return out
 
     @abstractmethod
@@ -136,4 +163,30 @@ def add_stages(b: TaskBuilder, groups: list[list[Slot]]) -> dict[str, list[Step]
                 b.event(i, **fields)
             for event_id, fns in slot.steps.items():
                 steps.setdefault(event_id, []).extend(fns)
+            record_steps(b, slot)
     return steps
+
+
+@dataclass
+class Footprint:
+    """What one probe of an instance owns: its checks and its oracle steps (by identity, per
+    turn-opening event id). ``vibelife validate``'s blast-radius gate plays the oracle
+    without those steps and expects only these checks (and declared dependents) to fall."""
+
+    checks: set[str] = field(default_factory=set)
+    steps: dict[str, list[Step]] = field(default_factory=dict)
+
+
+def footprint(b: TaskBuilder, label: str) -> Footprint:
+    """The builder's footprint of probe ``label`` (made on first use)."""
+    table: dict[str, Footprint] = b.footprints
+    return table.setdefault(label, Footprint())
+
+
+def record_steps(b: TaskBuilder, slot: Slot) -> None:
+    """Note a probe's slot's oracle steps on its footprint (a skeleton's slot has no owner)."""
+    if slot.owner is None:
+        return
+    mine = footprint(b, slot.owner).steps
+    for event_id, fns in slot.steps.items():
+        mine.setdefault(event_id, []).extend(f for f in fns if f not in mine.get(event_id, []))

@@ -20,7 +20,7 @@ from vibelife_env.families import Family, InstanceKey, InstanceProfile, TaskBuil
 from vibelife_env.probes import fitness as F
 from vibelife_env.probes import ledger
 from vibelife_env.probes.agent import oracle_family
-from vibelife_env.probes.base import Probe, Slot, stage_groups
+from vibelife_env.probes.base import Probe, Slot, add_stages, stage_groups
 from vibelife_env.task.loader import Task
 
 GIVEN = ["Wei", "Na", "Jie", "Min", "Hao", "Lan", "Yu", "Ting", "Qiang", "Fang", "Lei", "Xin", "Rui", "Jun"]
@@ -247,13 +247,7 @@ class RaceTraining(Family):
         stage_of = {slot.key: i for i, g in enumerate(groups) for slot in g}
         shared = {slot.key for g in groups if len(g) > 1 for slot in g}
         ends = {slot.key: max(e["time"] for x in g for e in x.events) for g in groups for slot in g}
-        steps: dict[str, list[Any]] = {}
-        for i, g in enumerate(groups):
-            for slot in g:
-                for fields in slot.events:
-                    b.event(i, **fields)
-                for event_id, fns in slot.steps.items():
-                    steps.setdefault(event_id, []).extend(fns)
+        steps = add_stages(b, groups)
         self._checks(b, s, stage_of, shared, ends)
         for p in probes:
             p.add_checks(b, s, stage_of)

@@ -62,6 +62,7 @@ class Task:
     suite: CheckSuite | None = field(default=None, repr=False)
     oracle: tuple[type, dict[str, type], dict[str, type]] | None = field(default=None, repr=False)
     callables: dict[str, Callable[..., Any]] = field(default_factory=dict, repr=False)
+    footprints: dict[str, Any] = field(default_factory=dict, repr=False)  # a family instance's probes (probes.base)
 
     @property
     def id(self) -> str:
