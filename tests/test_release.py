@@ -15,19 +15,22 @@ import importlib
 import json
 import os
 import shutil
+from datetime import date, datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 import gymnasium as gym
 import pytest
 
 import vibelife_env
 from vibelife_env.agents.base import NullAgent, PollingAgent
+from vibelife_env.episode import tool_result
 from vibelife_env.errors import TaskLoadError
 from vibelife_env.release import extract_renderer, parsed
 from vibelife_env.release.parsed import RUBRIC_JSON, parse_scope
 from vibelife_env.release.purity import PackageMemos, pure_functions, pure_memo
 from vibelife_env.release.rubric_env import Capability, RubricEnv, RubricFS
-from vibelife_env.release.runtime import ReleaseRuntime
+from vibelife_env.release.runtime import RESPONSE_SEPARATOR, ReleaseRuntime
 from vibelife_env.release.trace import read_trace_shape, trace_rows
 from vibelife_env.rollout import run_episode
 
@@ -659,3 +662,191 @@ def test_real_checkout_rubrics_use_only_what_the_env_offers():
     assert caps <= CAPABILITY_ATTRS, caps - CAPABILITY_ATTRS
     assert all(callable(getattr(RubricFS, m, None)) for m in FS_METHODS)
     assert callable(Capability.query_table)
+
+
+# ------------------------------------------- a scripted agent over the checkout (issue #29)
+def _drive(env: gym.Env, turn: Any) -> list[str]:
+    """Play ``turn(event_id, info)`` (a generator per turn that yields actions and receives the
+    first tool result of each) to the end; the check errors the episode reported."""
+    _, info = env.reset(seed=0)
+    errors: list[str] = []
+    current, gen, result = None, None, None
+    while True:
+        if info["event_id"] != current:
+            current, gen = info["event_id"], turn(str(info["event_id"]), info)
+            action = next(gen)
+        else:
+            assert gen is not None
+            action = gen.send(result)
+        obs, _, terminated, truncated, info = env.step(action)
+        errors += info["check_errors"]
+        results = [tool_result(m["content"]) for m in obs["messages"] if m["role"] == "tool"]
+        result = results[0] if results else None
+        if terminated or truncated:
+            return errors
+
+
+def _act(name: str, **arguments: Any) -> dict:
+    return {"tool_calls": [{"name": name, "arguments": arguments}], "reply": None}
+
+
+WAKE_REPLY = "WAKE-UP TURN REPLY"
+
+
+class ReleaseProbe:
+    """A scripted agent for any public bundle: each scripted turn lists the workspace and
+    replies; the first turn also holds a flight and asks its status for a day it does not fly
+    (bundles with flight_booking), a turn re-reads the hold more than a day later, and one
+    turn schedules a wake-up before the next event of its stage (between two scripted turns
+    where a stage has two), whose turn lists the workspace too."""
+
+    def __init__(self, env: Any) -> None:
+        task, world = env.task, env.world
+        self.flight = _probe_flight(world.services["flight_booking"]) if "flight_booking" in world.services else None
+        self.wake_after, self.wake_at = _wake_slot(task, ReleaseRuntime.for_task(task))
+        self.seen: dict[str, Any] = {}
+        self.started = False
+
+    def turn(self, event_id: str, info: dict) -> Any:
+        if event_id.startswith("wakeup_"):
+            yield _act("workspace__list_files")
+            yield _reply(WAKE_REPLY)
+            return
+        now = datetime.fromisoformat(info["time"])
+        if not self.started and self.flight is not None:
+            f = self.flight
+            search = {"origin": f["origin"], "destination": f["dest"], "departure_date": f["depart_dt"][:10]}
+            offers = yield _act("flight_booking__search_flights", **search, non_stop=True, max_results=50)
+            offer = next(
+                o for o in offers["offers"] if o["itinerary"]["slices"][0]["segments"][0]["flight_no"] == f["flight_no"]
+            )
+            self.seen["hold"] = yield _act(
+                "flight_booking__create_booking",
+                offer_id=offer["offer_id"],
+                passengers=[{"type": "ADT", "given_name": "Probe", "family_name": "Agent"}],
+                contact={"email": "probe@example.com", "phone": "+86 100"},
+                payment={"method": "CARD", "card_last4": "4242"},
+                hold=True,
+            )
+            self.seen["held_at"] = now
+            self.seen["status"] = yield _act(
+                "flight_booking__get_flight_status", flight_no=f["flight_no"], date=f["off_day"]
+            )
+        self.started = True
+        held_at = self.seen.get("held_at")
+        if held_at is not None and "later" not in self.seen and now >= held_at + timedelta(hours=25):
+            self.seen["later"] = yield _act("flight_booking__get_booking", pnr=self.seen["hold"]["pnr"])
+        if event_id == self.wake_after:
+            self.seen["wake"] = yield _act("assistant__schedule_wakeup", at=self.wake_at, note="re-check")
+        yield _act("workspace__list_files")
+        yield _reply(f"ok {event_id}")
+
+
+def _probe_flight(svc: Any) -> dict[str, Any] | None:
+    """The latest departure with an economy seat left, and a day that flight number does not fly."""
+    rows = svc.query(
+        "SELECT f.flight_no, f.origin, f.dest, f.depart_dt FROM flights f JOIN fare_buckets b "
+        "ON b.flight_no = f.flight_no AND b.date = substr(f.depart_dt, 1, 10) AND b.cabin = 'ECONOMY' "
+        "WHERE b.seats_remaining > 0 ORDER BY f.depart_dt DESC"
+    )
+    for row in rows:
+        off_day = (date.fromisoformat(row["depart_dt"][:10]) - timedelta(days=1)).isoformat()
+        flies = svc.query_one(
+            "SELECT 1 FROM flights WHERE flight_no = ? AND substr(depart_dt, 1, 10) = ? UNION "
+            "SELECT 1 FROM flight_status WHERE flight_no = ? AND date = ?",
+            (row["flight_no"], off_day, row["flight_no"], off_day),
+        )
+        if flies is None:
+            return {**row, "off_day": off_day}
+    return None
+
+
+def _wake_slot(task: Any, runtime: ReleaseRuntime) -> tuple[str, str]:
+    """The visible event whose turn schedules the wake-up, and when: halfway to the next
+    visible event of its stage where a stage has two at different times, else to the next
+    event of its stage, else to the next event of the timeline (so it fires in the next
+    stage, before that stage's scripted turns)."""
+    timeline = [(s.index, e) for s in task.stages for e in s.events]
+    visible = {vid for v in runtime.visible.values() for vid, _ in v}
+    best: tuple[int, int, Any, Any] | None = None
+    for i, (stage, event) in enumerate(timeline):
+        later = [(s, e) for s, e in timeline[i + 1 :] if e.time > event.time]
+        if event.id not in visible or not later:
+            continue
+        same = [e for s, e in later if s == stage]
+        options = [e for e in same if e.id in visible][:1] + same[:1] + [later[0][1]]
+        rank = 0 if same and same[0].id in visible else 1 if same else 2
+        if best is None or (rank, stage) < best[:2]:
+            best = (rank, stage, event, options[0])
+    assert best is not None, task.id
+    _, _, event, nxt = best
+    return event.id, (event.time + (nxt.time - event.time) / 2).isoformat()
+
+
+def _stored(shape: Any, value: Any) -> Any:
+    """A trace row's ``result`` as the tool returned it (the rows hold it decoded, raw or in a payload)."""
+    if shape.result_form == "raw":
+        return json.loads(value)
+    if shape.result_form == "payload":
+        return json.loads(value["content"])
+    return value
+
+
+def _checkout_ids() -> list[Any]:
+    if not CHECKOUT:
+        return [pytest.param("", marks=pytest.mark.skip(reason="set VIBELIFE_BUNDLES to a VibeLifeBench checkout"))]
+    root = Path(CHECKOUT)
+    return vibelife_env.register_bundles(root / "eval_set" if (root / "eval_set").is_dir() else root)
+
+
+@pytest.mark.parametrize("eid", _checkout_ids())
+def test_real_checkout_rubric_inputs_with_holds_status_and_wakeups(eid):
+    """Each public bundle, played by :class:`ReleaseProbe`: 0 rubric exceptions, and the
+    stage files the rubrics read are the release runner's: one turn per visible event, in
+    its order and under its id, the wake-up turn in none; the rows of each turn's calls with
+    the results the tools gave; flight status on a day the flight does not fly, and holds
+    that are still holds more than a day on."""
+    env = gym.make(eid).unwrapped
+    env.reset(seed=0)
+    probe = ReleaseProbe(env)
+    assert _drive(env, probe.turn) == [], eid
+    task, record = env.task, env.record
+    runtime = ReleaseRuntime.for_task(task)
+    shape = task.release.trace
+    assert probe.seen["wake"]["success"] is True, probe.seen["wake"]
+    (wake,) = [t for t in record.turns() if t.wakeup]
+    assert wake.reply == WAKE_REPLY and wake.calls and any(not t.wakeup for t in record.turns(wake.stage))
+    wake_ids = {c["id"] for c in wake.calls}
+    with env.episode.check_context(None) as ctx:
+        fs = RubricEnv(ctx, runtime).workspace.fs
+        for stage, visible in sorted(runtime.visible.items()):
+            scripted = [t for t in record.turns(stage) if not t.wakeup]
+            assert [t.opened.event_id for t in scripted if t.opened] == [vid for vid, _ in visible], (eid, stage)
+            text = fs.read_file(f"/terrarium/agent_responses/stage_{stage}.txt").decode()
+            assert text == RESPONSE_SEPARATOR.join(t.reply for t in scripted if t.reply), (eid, stage)
+            if shape is None:
+                assert not fs.exists(f"/terrarium/agent_traces/stage_{stage}.json")
+                continue
+            rows = json.loads(fs.read_file(f"/terrarium/agent_traces/stage_{stage}.json"))
+            expected = [row for t in scripted for c in t.calls for row in trace_rows(shape, t.opened.event_id, c)]
+            assert rows == expected, (eid, stage)
+            assert not wake_ids & {r.get("id") for r in rows}
+            for t in scripted:
+                for c in t.calls:
+                    stored = [r["result"] for r in rows if r.get("id") == c["id"] and "result" in r]
+                    assert all(_stored(shape, v) == c["result"] for v in stored), (eid, c["name"])
+        if task.release.namespace_context:
+            log = runtime.turn_log(record)
+            assert [e["event_id"] for e in log] == [
+                i for _, v in sorted(runtime.visible.items()) for vid, merged in v for i in (vid, *merged)
+            ]
+    if probe.flight is None:
+        return
+    f, status = probe.flight, probe.seen["status"]
+    assert status["status"] == "SCHEDULED" and status["date"] == f["off_day"], status
+    assert status["scheduled_depart"] == f"{f['off_day']}T{f['depart_dt'][11:19]}{f['depart_dt'][-6:]}"
+    hold = probe.seen["hold"]
+    assert hold["status"] == "HOLD" and "hold_expires_at" not in hold, hold
+    assert probe.seen["later"]["status"] == "HOLD", probe.seen["later"]
+    desc = next(t for t in env.tool_schemas() if t["function"]["name"] == "flight_booking__create_booking")
+    assert "24 hours" not in desc["function"]["description"]

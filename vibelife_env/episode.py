@@ -63,8 +63,8 @@ from vibelife_env.checks.base import END_TIERS, Check, CheckResult
 from vibelife_env.checks.context import CheckContext, EpisodeRecord, Opened
 from vibelife_env.checks.scoring import Scorer
 from vibelife_env.errors import MutationError
+from vibelife_env.release.world import provider_class, world_images
 from vibelife_env.scheduler import DEFAULT_MAX_WAKEUPS, Scheduler, Wakeup
-from vibelife_env.services.registry import service_class
 from vibelife_env.services.tooling import NAME_SEP, ToolProvider
 from vibelife_env.spaces import empty_message
 from vibelife_env.task.loader import Task
@@ -199,8 +199,9 @@ def idle_note(limit: int) -> str:
 
 
 def providers(task: Task) -> list[type[ToolProvider]]:
-    """The tool providers of a task: its services, the workspace and the wake-up scheduler."""
-    return [*(service_class(n) for n in task.services), Workspace, Scheduler]
+    """The tool providers of a task: its services (a public bundle's under their release
+    profile, :mod:`vibelife_env.release.world`), the workspace and the wake-up scheduler."""
+    return [*(provider_class(task, n) for n in task.services), Workspace, Scheduler]
 
 
 @dataclass
@@ -335,7 +336,7 @@ class Episode:
             Results frozen before the first turn (stages made of mutations only).
         """
         initial = WorldSnapshot(
-            images=self.task.images,
+            images=world_images(self.task),
             files=self.task.workspace_files,
             now=self.task.start_time,
             tz_name=self.task.meta.timezone,

@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import math
 import re
+import sys
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -160,7 +161,12 @@ def check_turn(turn_stages: Sequence[int], check: Mapping[str, Any]) -> int | No
 
 
 class _Grid:
-    """One task's check grid, a run at a time (see :func:`check_grid`)."""
+    """One task's check grid, a run at a time (see :func:`check_grid`).
+
+    Per check it keeps three lists with an entry per run (``None`` where the run lacks the
+    check or passed it), and reason strings are interned: the attempts of one instance
+    often fail for the same words, so thousands of runs hold one copy of each.
+    """
 
     def __init__(self) -> None:
         self.rows: dict[str, dict[str, Any]] = {}
@@ -174,22 +180,19 @@ class _Grid:
             if row is None:
                 row = self.rows[c["id"]] = {
                     "id": c["id"], "tier": c["tier"], "stage": c["stage"], "weight": c["weight"],
-                    "description": c.get("description", ""), "runs": {}, "turns": {}, "reasons": {},
+                    "description": sys.intern(c.get("description", "")), "runs": [], "turns": [], "reasons": [],
                 }  # fmt: skip
-            row["runs"][run] = bool(c["passed"])
-            if not c["passed"]:
-                row["turns"][run] = check_turn(r.turn_stages, c)
-                row["reasons"][run] = c.get("reason", "") or c.get("error", "")
+            for key in ("runs", "turns", "reasons"):
+                row[key].extend([None] * (run - len(row[key])))
+            row["runs"].append(bool(c["passed"]))
+            failed = not c["passed"]
+            row["turns"].append(check_turn(r.turn_stages, c) if failed else None)
+            row["reasons"].append(sys.intern(c.get("reason", "") or c.get("error", "")) if failed else None)
 
     def table(self) -> list[dict[str, Any]]:
-        span = range(self.runs)
+        pad = lambda values: values + [None] * (self.runs - len(values))  # noqa: E731
         return [
-            {
-                **row,
-                "runs": [row["runs"].get(i) for i in span],
-                "turns": [row["turns"].get(i) for i in span],
-                "reasons": [row["reasons"].get(i) for i in span],
-            }
+            {**row, "runs": pad(row["runs"]), "turns": pad(row["turns"]), "reasons": pad(row["reasons"])}
             for row in sorted(self.rows.values(), key=_check_order)
         ]
 

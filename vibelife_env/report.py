@@ -18,7 +18,7 @@ from __future__ import annotations
 import html
 import json
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 PALETTE = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f")
@@ -267,6 +267,17 @@ def render_html(
         attempts: Runs per task and agent (the ``k`` of avg@k).
         envs: Env ids evaluated, listed in a collapsible line under the heading.
     """
+    return "".join(iter_html(summaries, title, attempts, envs))
+
+
+def iter_html(
+    summaries: Sequence[Mapping[str, Any]],
+    title: str = "VibeLife evaluation",
+    attempts: int = 3,
+    envs: Sequence[str] = (),
+) -> Iterator[str]:
+    """:func:`render_html` in pieces (a task's section at a time), to write a big report to a
+    file without holding the page in memory."""
     if not summaries:
         raise ValueError("render_html needs at least one agent summary")
     tasks: list[str] = []
@@ -278,7 +289,11 @@ def render_html(
         else ""
     )
     toc = " · ".join(f'<a href="#task-{_e(t)}">{_e(t)}</a>' for t in tasks)
-    body = [
+    yield (
+        f'<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>{_e(title)}</title>'
+        f'<meta name="viewport" content="width=device-width"><style>{_CSS}</style></head><body>'
+    )
+    yield from (
         f"<h1>{_e(title)}</h1>",
         env_list,
         f'<p class="note">{len(summaries)} agent(s), {len(tasks)} task(s), {attempts} attempt(s) per task. '
@@ -291,13 +306,10 @@ def render_html(
         "<h2>Pass rates</h2>",
         _legend([s["agent"] for s in summaries]),
         _rate_charts(summaries),
-        *(_task_section(t, summaries) for t in tasks),
-    ]
-    return (
-        f'<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>{_e(title)}</title>'
-        f'<meta name="viewport" content="width=device-width"><style>{_CSS}</style></head>'
-        f"<body>{''.join(body)}</body></html>"
     )
+    for t in tasks:
+        yield _task_section(t, summaries)
+    yield "</body></html>"
 
 
 _TRANSCRIPT_CSS = """

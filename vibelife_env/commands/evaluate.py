@@ -42,7 +42,7 @@ from vibelife_env.env import base_env
 from vibelife_env.evaluation import Summary, task_info
 from vibelife_env.families import TEST_INSTANCES
 from vibelife_env.families.env import family_of
-from vibelife_env.report import render_html, render_transcript
+from vibelife_env.report import iter_html, render_transcript
 from vibelife_env.rollout import EpisodeResult, JsonlAppender, Span, iter_spans, run_episode, write_in_order
 
 EPISODES = "episodes.jsonl"
@@ -393,10 +393,12 @@ def write_reports(
             task["transcripts"] = links[agent_name][tid]
         summaries.append(summary)
     meta = {"envs": envs, "agents": agents, "attempts": args.attempts, "seed": args.seed}
-    (out / "report.json").write_text(json.dumps({"meta": meta, "agents": summaries}, indent=2, ensure_ascii=False))
+    with (out / "report.json").open("w", encoding="utf-8") as fh:  # streamed: json.dump writes as it encodes
+        json.dump({"meta": meta, "agents": summaries}, fh, indent=2, ensure_ascii=False)
     on = envs[0] if len(envs) == 1 else f"{len(envs)} environments"
     title = f"VibeLife evaluation: {', '.join(agents)} on {on}"
-    (out / "report.html").write_text(render_html(summaries, title, args.attempts, envs), encoding="utf-8")
+    with (out / "report.html").open("w", encoding="utf-8") as fh:
+        fh.writelines(iter_html(summaries, title, args.attempts, envs))
     table = [
         (label, o)
         for s in summaries

@@ -18,14 +18,22 @@ The ``MultiTurnEnv`` / ``env_response`` API of earlier releases is gone. Here:
 verifiers resolves plugins by a top-level module name, so importing this module also
 registers it as ``vibelife_verifiers`` (the id to put in configs)::
 
+    import asyncio
+
     import verifiers.v1 as vf
-from pydantic import Field
     from vibelife_env.integrations.verifiers import TASKSET_ID, VibeLifeEnvConfig, VibeLifeTasksetConfig, run_eval
 
     config = VibeLifeEnvConfig(taskset=VibeLifeTasksetConfig(id=TASKSET_ID, envs=["VibeLife-demo-errands-v0"], seeds=[0, 1]))
     client = vf.EvalClientConfig(base_url="http://127.0.0.1:8000/v1", api_key_var="OPENAI_API_KEY")
     episodes = asyncio.run(run_eval(config, model="my-model", client=client))
     print([e.traces[0].reward for e in episodes])
+
+verifiers' own command line (``vf-eval vibelife_verifiers ...``) imports the plugin by that
+name before anything else, so it needs a module of that name on the path; it finds the
+taskset, env and harness through the module's ``__all__``, which ``import *`` does not
+copy. :data:`SHIM` is that one-line module (``vibelife_verifiers.py``)::
+
+    from vibelife_env.integrations.verifiers import __all__, VibeLifeEnv, VibeLifeHarness, VibeLifeTaskset  # noqa: F401
 """
 
 from __future__ import annotations
@@ -48,6 +56,10 @@ __all__ = ["VibeLifeEnv", "VibeLifeHarness", "VibeLifeTaskset"]
 #: The plugin id of this module in verifiers configs.
 TASKSET_ID = "vibelife_verifiers"
 sys.modules.setdefault(TASKSET_ID, sys.modules[__name__])
+
+#: The text of ``vibelife_verifiers.py``, the module ``vf-eval vibelife_verifiers`` imports:
+#: it re-exports ``__all__`` and the three classes it names (``import *`` would not copy ``__all__``).
+SHIM = f"from {__name__} import __all__, {', '.join(__all__)}  # noqa: F401\n"
 
 _EPISODES: dict[str, EpisodeSession] = {}
 _KEYS = itertools.count()

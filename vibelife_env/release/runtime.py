@@ -13,6 +13,13 @@ Release rubrics receive the runner's ``env`` and read, besides the services
   batch's reply and calls on its first event), async ``ctx.fs`` and async service
   managers under alias names, with a few tool-name aliases for notion.
 
+Only the turns the runner has are written: those the timeline's visible events open,
+each paired with the id of the event that opened it (what our record notes per turn,
+:class:`~vibelife_env.checks.context.Opened`). The release has no wake-ups, so a turn
+the assistant scheduled for itself (``assistant__schedule_wakeup``) is in no stage file
+and no ``turn_log``: neither its reply nor its calls; what those calls changed in the
+world is there for the rubrics as any change is.
+
 :class:`ReleaseRuntime` holds what the shapes need (the profile and the task's visible
 event ids per stage) and produces them from an :class:`EpisodeRecord`; the ``env`` object
 itself is :class:`vibelife_env.release.rubric_env.RubricEnv`. Tool names are our
@@ -32,7 +39,7 @@ from vibelife_env.release.trace import trace_rows
 from vibelife_env.services.registry import canonical_name
 
 if TYPE_CHECKING:
-    from vibelife_env.checks.context import EpisodeRecord
+    from vibelife_env.checks.context import EpisodeRecord, Opened
     from vibelife_env.release.profile import ReleaseProfile
     from vibelife_env.release.rubric_env import RubricEnv
     from vibelife_env.task.loader import Task
@@ -63,13 +70,21 @@ class _Rendered:
 
     replies: tuple[str, ...]
     marks: tuple[int, ...]
+    opened: tuple[Opened | None, ...]
     calls: tuple[dict[str, Any], ...]
     text: str
 
-    def matches(self, replies: tuple[str, ...], marks: tuple[int, ...], calls: tuple[dict[str, Any], ...]) -> bool:
+    def matches(
+        self,
+        replies: tuple[str, ...],
+        marks: tuple[int, ...],
+        opened: tuple[Opened | None, ...],
+        calls: tuple[dict[str, Any], ...],
+    ) -> bool:
         return (
             self.replies == replies
             and self.marks == marks
+            and self.opened == opened
             and len(self.calls) == len(calls)
             and all(a is b for a, b in zip(self.calls, calls, strict=True))
         )
@@ -113,18 +128,32 @@ class ReleaseRuntime:
 
     # ------------------------------------------------------------------ turns
     def turns(self, record: EpisodeRecord, stage: int) -> list[_Turn]:
-        """The stage's closed turns: event, reply and the calls made in that turn."""
+        """The stage's closed turns the runner has: event, reply and the calls made in that turn.
+
+        Each turn carries the id of the event that opened it; wake-up turns are left out
+        (see the module docstring). A record that does not say what opened its turns
+        (built by hand) pairs them with the stage's visible events in order.
+        """
         replies = record.replies.get(stage, [])
         marks = record.marks.get(stage, [])
+        opened = record.opened.get(stage, [])
         rows = record.traces.get(stage, [])
         events = self.visible.get(stage, [])
+        merged_of = dict(events)
         out: list[_Turn] = []
         start = 0
         for i, reply in enumerate(replies):
             end = marks[i] if i < len(marks) else len(rows)
-            event_id, merged = events[i] if i < len(events) else (f"turn_{i}", ())
-            out.append(_Turn(stage, event_id, merged, reply, list(rows[start:end])))
-            start = end
+            calls, start = list(rows[start:end]), end
+            how = opened[i] if i < len(opened) else None
+            if how is not None and how.wakeup:
+                continue
+            if how is not None:
+                event_id, merged = how.event_id, merged_of.get(how.event_id, ())
+            else:
+                n = len(out)
+                event_id, merged = events[n] if n < len(events) else (f"turn_{n}", ())
+            out.append(_Turn(stage, event_id, merged, reply, calls))
         return out
 
     def response_text(self, record: EpisodeRecord, stage: int) -> str:
@@ -151,8 +180,9 @@ class ReleaseRuntime:
     def stage_file(self, record: EpisodeRecord, kind: str, stage: int) -> str:
         """The text of ``stage_N.txt`` (``kind="response"``) or ``stage_N.json`` (``kind="trace"``).
 
-        Reused from an earlier call when the stage's replies, turn marks and call records
-        (compared by identity) are the ones it was rendered from; rendered otherwise.
+        Reused from an earlier call when the stage's replies, turn marks, opening events
+        and call records (compared by identity) are the ones it was rendered from;
+        rendered otherwise.
 
         Raises:
             ValueError: unknown ``kind``.
@@ -161,12 +191,13 @@ class ReleaseRuntime:
             raise ValueError(f"kind must be 'response' or 'trace', got {kind!r}")
         replies = tuple(record.replies.get(stage, ()))
         marks = tuple(record.marks.get(stage, ()))
+        opened = tuple(record.opened.get(stage, ()))
         calls = tuple(record.traces.get(stage, ()))
         hit = self._rendered.get((kind, stage))
-        if hit is not None and hit.matches(replies, marks, calls):
+        if hit is not None and hit.matches(replies, marks, opened, calls):
             return hit.text
         text = self.response_text(record, stage) if kind == "response" else json_text(self.trace_rows(record, stage))
-        self._rendered[(kind, stage)] = _Rendered(replies, marks, calls, text)
+        self._rendered[(kind, stage)] = _Rendered(replies, marks, opened, calls, text)
         return text
 
     def turn_log(self, record: EpisodeRecord, until: int | None = None) -> list[dict[str, Any]]:

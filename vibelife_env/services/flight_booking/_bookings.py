@@ -114,6 +114,7 @@ def issue(
     seats: Sequence[inventory.SeatPick],
     fare: float,
     seat_fees: float,
+    hold: bool,
     hold_until: datetime | None,
 ) -> dict[str, Any]:
     """Store a new booking (inventory already taken) and return what create_booking shows.
@@ -127,11 +128,13 @@ def issue(
         seats: Validated seat picks.
         fare: The fare charged for all seated passengers.
         seat_fees: The seat selection surcharge, already rounded.
-        hold_until: When a HOLD lapses; ``None`` issues tickets.
+        hold: Hold without ticketing instead of issuing tickets.
+        hold_until: When the HOLD lapses; ``None`` for a hold that never lapses (the
+            release profile).
     """
     segments, currency = payload["segments"], payload["currency"]
     pnr = new_pnr(svc)
-    status = "HOLD" if hold_until is not None else "TICKETED"
+    status = "HOLD" if hold else "TICKETED"
     created = iso(svc.now())
     total = round(fare + seat_fees, 2)
     booking_segments = [
@@ -168,11 +171,7 @@ def issue(
         svc.execute("INSERT INTO seat_assignments VALUES (?, ?, ?, ?, 0, NULL)", (pnr, seg_idx, pax_idx, seat))
     if hold_until is not None:
         svc.execute("INSERT INTO booking_holds VALUES (?, ?)", (pnr, iso(hold_until)))
-    tickets = (
-        []
-        if hold_until is not None
-        else [ticket_no(pnr, p, s) for p in range(len(passengers)) for s in range(len(segments))]
-    )
+    tickets = [] if hold else [ticket_no(pnr, p, s) for p in range(len(passengers)) for s in range(len(segments))]
     result = {
         "pnr": pnr,
         "status": status,

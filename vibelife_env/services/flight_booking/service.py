@@ -19,6 +19,14 @@ upper-case form of the SPEC's, with every argument error ``BAD_ARG`` (the SPEC's
   dropped (history event ``SEAT_INVALIDATED`` + a ``notifications`` row) and check-in
   assigns a new seat. Check-in is open from 48 h to 45 min before departure.
 
+A public-release bundle runs this service under the *release profile*
+(:class:`~vibelife_env.services.flight_booking.release.ReleaseFlightBookingService`, chosen
+per task by :mod:`vibelife_env.release.world`): where the release's shipped server code
+does something else than the above, it does what that code does (holds never lapse;
+``get_flight_status`` answers for any date of a known flight). The profile travels in the
+database image (:mod:`._profile`): constructing the service on an image, or restoring one,
+gives the class of the image's profile.
+
 Where the release is lenient (decided case by case):
 
 * ``search_flights`` with ``sort="price"`` (or ``"duration"``, ``"depart"``) sorts as
@@ -34,14 +42,15 @@ from __future__ import annotations
 
 import json
 from datetime import datetime, timedelta
-from typing import Any
+from typing import Any, ClassVar
 
-from vibelife_env.services.base import Service, ToolError, schema_from, tool
+from vibelife_env.services.base import Service, ServiceContext, ToolError, schema_from, tool
 from vibelife_env.services.common import dumps
 from vibelife_env.services.flight_booking import _bookings as bookings
 from vibelife_env.services.flight_booking import _fares as F
 from vibelife_env.services.flight_booking import _inventory as inventory
 from vibelife_env.services.flight_booking import _pricing as pricing
+from vibelife_env.services.flight_booking import _profile
 from vibelife_env.services.flight_booking._pricing import iso
 from vibelife_env.services.flight_booking._types import (
     BookingContact,
@@ -60,12 +69,49 @@ class FlightBookingService(Service):
 
     name = "flight_booking"
     SCHEMA = schema_from(__file__)
+    #: The semantics this class implements (:mod:`._profile`); its databases carry it.
+    profile: ClassVar[str] = _profile.OWN
+
+    # ------------------------------------------------------------------ profiles
+    def __new__(cls, ctx: ServiceContext, image: bytes | None = None) -> FlightBookingService:
+        """An instance of the class of ``image``'s profile (``cls`` itself for a fresh database).
+
+        Raises:
+            ValueError: ``cls`` is a profile's class and ``image`` was made under another one.
+        """
+        target = cls if image is None else profile_class(_profile.of_image(image))
+        if not issubclass(target, cls):
+            raise ValueError(f"{cls.__name__} cannot open a flight_booking image of profile {target.profile!r}")
+        return super().__new__(target)
+
+    def on_create(self) -> None:
+        """A fresh database carries this class's profile."""
+        if self.profile != _profile.OWN:
+            _profile.write(self.conn, self.profile)
+
+    def restore(self, image: bytes) -> None:
+        """Replace the database; the service takes the class of the image's profile."""
+        super().restore(image)
+        self.__class__ = profile_class(_profile.of_image(image))
+
+    @classmethod
+    def stamp(cls, image: bytes) -> bytes:
+        """A copy of a seeded ``image`` that runs under this class's profile."""
+        return _profile.stamp(image, cls.profile)
 
     # ------------------------------------------------------------ clock-driven upkeep
     def sync_clock(self) -> None:
         """Apply what the clock and world mutations imply (lapsed holds, swapped aircraft) first."""
         bookings.expire_holds(self)
         bookings.invalidate_seats(self)
+
+    def hold_expiry(self, segments: list[dict[str, Any]], now: datetime) -> datetime | None:
+        """When a hold made now on ``segments`` lapses: 24 h, never past 2 h before departure.
+
+        Raises:
+            ToolError: ``HOLD_NOT_AVAILABLE`` when the flight departs too soon to be held.
+        """
+        return bookings.hold_deadline(segments, now)
 
     # ------------------------------------------------------------------ search
     @tool(lookup=True)
@@ -268,10 +314,10 @@ class FlightBookingService(Service):
             inventory.require_bookable(self, seg, seated, now)
         seats = inventory.validate_seats(self, seat_selections or [], segments, passengers, own_pnr=None)
         fees = pricing.seat_fees(seats, payload["currency"])
-        hold_until = bookings.hold_deadline(segments, now) if hold else None
+        hold_until = self.hold_expiry(segments, now) if hold else None
         for seg in segments:
             inventory.move(self, seg, -seated)
-        return bookings.issue(self, offer_id, payload, passengers, contact, seats, fare, fees, hold_until)
+        return bookings.issue(self, offer_id, payload, passengers, contact, seats, fare, fees, hold, hold_until)
 
     @tool(read_only=True)
     def get_booking(self, pnr: str) -> dict[str, Any]:
@@ -533,8 +579,7 @@ class FlightBookingService(Service):
         if sink == "webhook" and not webhook_url:
             raise ToolError("BAD_ARG", "sink 'webhook' needs a webhook_url")
         _check_date("date", date)
-        if inventory.flight_row(self, flight_no, date) is None and inventory.status_row(self, flight_no, date) is None:
-            raise ToolError("FLIGHT_NOT_FOUND", f"no flight {flight_no} on {date}")
+        self.require_subscribable(flight_no, date)
         sub_id = f"sub_{bookings.hex_id(self, 10)}"
         created = iso(self.now())
         self.execute(
@@ -542,6 +587,30 @@ class FlightBookingService(Service):
             (sub_id, flight_no, date, sink, webhook_url, created),
         )
         return {"sub_id": sub_id, "flight_no": flight_no, "date": date, "created_at": created}
+
+    def require_subscribable(self, flight_no: str, date: str) -> None:
+        """Refuse a flight with neither a departure nor a status row on ``date``.
+
+        Raises:
+            ToolError: ``FLIGHT_NOT_FOUND``.
+        """
+        if inventory.flight_row(self, flight_no, date) is None and inventory.status_row(self, flight_no, date) is None:
+            raise ToolError("FLIGHT_NOT_FOUND", f"no flight {flight_no} on {date}")
+
+
+def profile_class(profile: str) -> type[FlightBookingService]:
+    """The class implementing ``profile`` (:mod:`._profile`).
+
+    Raises:
+        ValueError: unknown profile.
+    """
+    if profile == _profile.OWN:
+        return FlightBookingService
+    if profile == _profile.RELEASE:
+        from vibelife_env.services.flight_booking.release import ReleaseFlightBookingService
+
+        return ReleaseFlightBookingService
+    raise ValueError(f"unknown flight_booking profile {profile!r}")
 
 
 # ---------------------------------------------------------------------- argument checks
