@@ -31,6 +31,11 @@ def test_every_probe_owns_checks_and_steps_of_its_instance(env_id: str) -> None:
         # downgrade takes away, the family trip's "booked" gate required the lift an outage stops.
         ("VibeLife-team-building-offsite-v0", "RoomDowngrade:room_downgrade"),
         ("VibeLife-travel-family-trip-v0", "LiftOutage:lift_outage"),
+        # the purchase resolver demanded a sound model, so a missed recall failed every check about
+        # the delivery and installation of what was bought (46 points); the rail tour's gate demanded
+        # every leg valid, so an unhandled disruption failed its guards (16 points)
+        ("VibeLife-shopping-appliance-install-v0", "Recall:recall"),
+        ("VibeLife-travel-rail-tour-v0", "TrainDisruption:train_disruption"),
     ],
 )
 def test_skipping_a_probe_costs_its_own_checks_not_the_shared_gate(env_id: str, probe: str) -> None:

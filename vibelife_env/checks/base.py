@@ -16,6 +16,20 @@ A bundle's ``checks.py`` builds a :class:`CheckSet`::
         return ...
 
     CHECKS = checks
+
+A check that only means something once other work is done (a quiet turn counts only on a
+trip that is booked) declares that by name instead of ANDing a shared gate into its rule::
+
+    @checks.prerequisite("the trip is booked")
+    def booked(ctx):
+        return ...
+
+    @checks.stage(4, requires=("the trip is booked",))
+    def s4_quiet(ctx):
+        return ...  # its own rule only
+
+When a prerequisite does not hold, the check fails with that as its reason ("its prerequisite
+«the trip is booked» does not hold: …"); each prerequisite is evaluated once per check pass.
 """
 
 from __future__ import annotations
@@ -44,6 +58,7 @@ class Check:
         tags: Free labels: capability axes, and ``agent:<persona>`` for multi-agent rewards.
         description: What the check requires, in one or two sentences (default: the
             first paragraph of ``fn``'s docstring, else words made from the id).
+        requires: The prerequisites it declares by name (see the module docstring).
     """
 
     id: str
@@ -53,6 +68,7 @@ class Check:
     stage: int | None = None
     tags: frozenset[str] = frozenset()
     description: str = ""
+    requires: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         if not self.description:
@@ -154,30 +170,111 @@ class CheckSet:
 
     def __init__(self) -> None:
         self.checks: list[Check] = []
+        self.prerequisites: dict[str, Callable[[Any], Any]] = {}
 
-    def _add(self, tier: Tier, stage: int | None, weight: float, tags: Iterable[str], cid: str | None) -> Callable:
+    def prerequisite(self, name: str) -> Callable:
+        """Register ``fn(ctx)`` as the prerequisite ``name`` that checks can declare (``requires=``).
+
+        Raises:
+            ValueError: ``name`` is empty or already registered.
+        """
+
         def deco(fn: Callable[[Any], Any]) -> Callable[[Any], Any]:
-            self.checks.append(Check(cid or fn.__name__, fn, float(weight), tier, stage, frozenset(tags)))
+            if not name.strip():
+                raise ValueError("a prerequisite needs a name")
+            if name in self.prerequisites:
+                raise ValueError(f"prerequisite {name!r} is registered twice")
+            self.prerequisites[name] = fn
             return fn
 
         return deco
 
-    def stage(self, n: int, weight: float = 1.0, tags: Iterable[str] = (), id: str | None = None) -> Callable:
-        """Register a check evaluated when stage ``n`` closes."""
-        return self._add("stage", n, weight, tags, id)
+    def _add(
+        self,
+        tier: Tier,
+        stage: int | None,
+        weight: float,
+        tags: Iterable[str],
+        cid: str | None,
+        requires: Iterable[str] = (),
+    ) -> Callable:
+        needs = tuple(requires)
+        unknown = [n for n in needs if n not in self.prerequisites]
+        if unknown:
+            raise ValueError(
+                f"check {cid or '?'}: unknown prerequisite(s) {unknown}; register them with prerequisite()"
+            )
 
-    def cross_stage(self, weight: float = 1.0, tags: Iterable[str] = (), id: str | None = None) -> Callable:
+        def deco(fn: Callable[[Any], Any]) -> Callable[[Any], Any]:
+            run = _gated(fn, [(n, self.prerequisites[n]) for n in needs]) if needs else fn
+            self.checks.append(
+                Check(
+                    cid or fn.__name__,
+                    run,
+                    float(weight),
+                    tier,
+                    stage,
+                    frozenset(tags),
+                    describe(fn, cid or fn.__name__),
+                    needs,
+                )
+            )
+            return fn
+
+        return deco
+
+    def stage(
+        self, n: int, weight: float = 1.0, tags: Iterable[str] = (), id: str | None = None, requires: Iterable[str] = ()
+    ) -> Callable:
+        """Register a check evaluated when stage ``n`` closes (``requires``: prerequisites by name)."""
+        return self._add("stage", n, weight, tags, id, requires)
+
+    def cross_stage(
+        self, weight: float = 1.0, tags: Iterable[str] = (), id: str | None = None, requires: Iterable[str] = ()
+    ) -> Callable:
         """Register a whole-episode constraint."""
-        return self._add("cross_stage", None, weight, tags, id)
+        return self._add("cross_stage", None, weight, tags, id, requires)
 
-    def final(self, weight: float = 1.0, tags: Iterable[str] = (), id: str | None = None) -> Callable:
+    def final(
+        self, weight: float = 1.0, tags: Iterable[str] = (), id: str | None = None, requires: Iterable[str] = ()
+    ) -> Callable:
         """Register an end-state check."""
-        return self._add("final", None, weight, tags, id)
+        return self._add("final", None, weight, tags, id, requires)
 
-    def tool_quality(self, weight: float = 1.0, tags: Iterable[str] = (), id: str | None = None) -> Callable:
+    def tool_quality(
+        self, weight: float = 1.0, tags: Iterable[str] = (), id: str | None = None, requires: Iterable[str] = ()
+    ) -> Callable:
         """Register a tool-use check."""
-        return self._add("tool_quality", None, weight, tags, id)
+        return self._add("tool_quality", None, weight, tags, id, requires)
 
     def suite(self) -> CheckSuite:
         """The checks as a validated suite."""
         return CheckSuite(list(self.checks))
+
+
+def _gated(fn: Callable[[Any], Any], needs: list[tuple[str, Callable[[Any], Any]]]) -> Callable[[Any], Any]:
+    """``fn`` behind its declared prerequisites: the first that does not hold is the failure's
+    reason; each is evaluated once per check pass (memoized on ``ctx.memo`` by name and time)."""
+    from vibelife_env.checks.explain import explain
+    from vibelife_env.checks.verdict import because, reason_of
+
+    def check(ctx: Any) -> Any:
+        for name, pre in needs:
+            memo = getattr(ctx, "memo", None)
+            key = ("prerequisite", name, getattr(ctx, "now", None))
+            if memo is not None and key in memo:
+                held, why = memo[key]
+            else:
+                value = pre(ctx)
+                held = bool(value)
+                why = "" if held else (reason_of(value) or explain(pre, ctx))
+                if memo is not None:
+                    memo[key] = (held, why)
+            if not held:
+                return because(False, f"its prerequisite «{name}» does not hold" + (f": {why}" if why else ""))
+        return fn(ctx)
+
+    check.__name__ = getattr(fn, "__name__", "check")
+    check.__doc__ = fn.__doc__
+    check.__explain__ = lambda ctx: (fn, (ctx,))  # type: ignore[attr-defined]  # its own rule is what to read
+    return check

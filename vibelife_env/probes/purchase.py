@@ -203,8 +203,15 @@ def by_card(method: str) -> bool:
 
 
 def the_purchase(ctx: Any, story: PurchaseStory) -> dict[str, Any] | None:
-    """The single live order, placed after the go-ahead, of one valid model within the budget, paid by
-    card (``None`` otherwise)."""
+    """The single live order, placed after the go-ahead, of one model that meets the
+    requirements within the budget, paid by card (``None`` otherwise): the purchase every
+    later check (delivery, installation, ledger, refunds) is about.
+
+    Whether the model is sound (not recalled, no repeated fault reports) is the rule of the
+    probes that plant those (:class:`Recall`, the fault reports), judged by their checks
+    alone: an agent that missed a recall loses the recall's checks, not every check about
+    the delivery, installation and ledger of what it bought.
+    """
     live = live_orders(ctx, story)
     if len(live) != 1:
         return None
@@ -214,7 +221,7 @@ def the_purchase(ctx: Any, story: PurchaseStory) -> dict[str, Any] | None:
     ok = (
         len(lines) == 1
         and lines[0]["qty"] == 1
-        and lines[0]["product_id"] in valid_ids_at_purchase(ctx, story, int(lines[0]["unit_price_minor"]))
+        and lines[0]["product_id"] in valid_ids_at_purchase(ctx, story, int(lines[0]["unit_price_minor"]), sound=False)
         and int(o["total_minor"]) <= story.budget * 100
         and by_card(o["payment_method"])
         and at is not None
@@ -223,9 +230,10 @@ def the_purchase(ctx: Any, story: PurchaseStory) -> dict[str, Any] | None:
     return o if ok else None
 
 
-def valid_ids_at_purchase(ctx: Any, story: PurchaseStory, paid: int) -> set[str]:
-    """Valid models judged at the price paid (a later price drop does not change what was valid)."""
-    skip = recalled(ctx) | faulty(ctx, story)
+def valid_ids_at_purchase(ctx: Any, story: PurchaseStory, paid: int, sound: bool = True) -> set[str]:
+    """Valid models judged at the price paid (a later price drop does not change what was valid);
+    ``sound=False`` leaves recalled and faulty models in (see :func:`the_purchase`)."""
+    skip = recalled(ctx) | faulty(ctx, story) if sound else set()
     return {
         p.product_id
         for p in story.products

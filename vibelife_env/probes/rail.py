@@ -1261,11 +1261,27 @@ def leg_ok(ctx: Any, story: RailStory, leg: Leg) -> bool:
 
 
 def rail_booked(ctx: Any, story: RailStory) -> bool:
-    """Every leg due by now has its ticket and every stay of the plan is booked validly."""
+    """The tour is under way: every leg due by now has had a ticket bought, and every stay of
+    the first plan a reservation made, whatever has happened to them since.
+
+    The prerequisite of the checks that only mean something on a tour that is being run
+    (quiet turns, guards, answers about it). Whether a leg's ticket or a stay is still right
+    is :func:`leg_ok`'s and :func:`stay_ok`'s rule, which the checks about them call: a fare
+    hold, a walked stay or a disrupted train left unhandled fails its own checks, not every
+    check gated here.
+    """
     key = ("rail", "booked", ctx.now)
     if key not in ctx.memo:
-        legs = all(leg_ok(ctx, story, leg) for leg in story.legs if story.due(leg) <= ctx.now)
-        ctx.memo[key] = legs and stays_ok(ctx, story)
+        bought = {(t.origin, t.dest, t.day) for t in tickets(ctx, story, live=False)}
+        legs = all(
+            (leg.origin.name, leg.dest.name, leg.day) in bought for leg in story.legs if story.due(leg) <= ctx.now
+        )
+        cities = hotel_cities(ctx)
+        reserved = {
+            (cities.get(c.row["hotel_id"]), c.row["check_in"]) for c in charges(ctx, story) if c.kind == "hotel"
+        }
+        stays = all((st.city.name, st.check_in.isoformat()) in reserved for st in story.stays)
+        ctx.memo[key] = legs and stays
     return bool(ctx.memo[key])
 
 

@@ -844,7 +844,7 @@ class BigPurchase(Family):
 
         @b.checks.stage(g, weight=6, tags=("execution", "constraint"), id=f"s{g:02d}_valid_model_bought")
         def buy_ok(ctx: Any) -> bool:
-            """One live order, placed after the go-ahead, of one valid model within the budget, paid in full by card,
+            """One live order, placed after the go-ahead, of one model that meets the rules within the budget, paid in full by card,
             with the fund holding at least its price."""
             o = P.the_purchase(ctx, s)
             return o is not None and balance(ctx, s.savings) >= int(o["total_minor"])

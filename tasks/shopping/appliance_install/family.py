@@ -737,7 +737,8 @@ class ApplianceInstall(Family):
 
         @b.checks.stage(g, weight=6, tags=("execution", "constraint"), id=f"s{g:02d}_valid_model_bought")
         def buy_ok(ctx: Any) -> bool:
-            """One live order after the go-ahead of one valid model within budget, paid in full by card."""
+            """One live order after the go-ahead of one model that meets the rules within budget, paid in full by card
+            (recalls and fault reports are their own checks)."""
             return bought(ctx)
 
         def order_row(ctx: Any) -> tuple[str, int, datetime | None] | None:

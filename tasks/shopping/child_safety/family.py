@@ -934,7 +934,8 @@ class ChildSafety(Family):
 
         @b.checks.stage(g, weight=6, tags=("execution", "constraint"), id=f"s{g:02d}_valid_model_bought")
         def buy_ok(ctx: Any) -> bool:
-            """One live order, placed after the go-ahead, of one valid model within the budget, paid in full by card."""
+            """One live order, placed after the go-ahead, of one model that meets the rules within the budget, paid in
+            full by card (recalls and fault reports are their own checks)."""
             return P.the_purchase(ctx, s) is not None
 
         @b.checks.stage(g, weight=2, tags=("persistence", "bookkeeping"), id=f"s{g:02d}_purchase_in_ledger")

@@ -1162,7 +1162,7 @@ class Ebike(Family):
 
         follow = [
             ("go", "valid_bike_bought", 6, ("execution", "constraint"), lambda ctx, st: bought(ctx),
-             "One live order after the go-ahead, of one valid model within the bike's share of the budget, by card."),
+             "One live order after the go-ahead, of one model that meets the rules within the bike's share of the budget, by card."),
             ("go", "order_in_ledger", 2, ("persistence", "bookkeeping"), in_ledger,
              "ledger.md has the order at its real total as a committed row."),
             ("go", "order_total_told", 1, ("communication",), total_told, "The reply gives the order's real total."),

@@ -1064,7 +1064,8 @@ class MobilityAid(Family):
 
         @b.checks.stage(g, weight=6, tags=("execution", "constraint"), id=f"s{g:02d}_aid_bought")
         def buy_ok(ctx: Any) -> bool:
-            """One live order after the go-ahead of one valid model within the budget, paid in full by card."""
+            """One live order after the go-ahead of one model that meets the rules within the budget, paid in full by card
+            (safety notices and fault reports are their own checks)."""
             return bought(ctx)
 
         @b.checks.stage(g, weight=2, tags=("persistence", "bookkeeping"), id=f"s{g:02d}_order_in_ledger")

@@ -452,7 +452,7 @@ class RefurbLaptop(Family):
             # the reply states that listing's current price with delivery
             ("price_rise", "new_price_told", 2, ("communication",),
              lambda c, n: R.cart_price(c, s) is not None and text.mentions_amount(c.reply(n), R.cart_price(c, s) / 100)),
-            # one live order after the go-ahead of one valid listing within budget, paid in full by card
+            # one live order after the go-ahead of one listing that meets the rules within budget, paid in full by card
             ("go", "valid_listing_bought", 6, ("execution", "constraint"), lambda c, n: bought(c)),
             ("go", "order_total_told", 1, ("communication",), total_told),
             # the order in ledger.md as a committed row at its total
