@@ -187,6 +187,8 @@ def bookings_summary(svc: Service, user_id: str) -> dict[str, Any]:
     stayed = ("confirmed", "modified", "walked", "checked_out")
     today = svc.now().date().isoformat()
     spent = sum(int(r["total_charged"]) for r in rows if r["status"] in stayed)
+    currencies = sorted({str(r["currency"]) for r in rows})
+    currency = currencies[0] if len(currencies) == 1 else ("mixed" if currencies else None)
     refunded, nights, cities, upcoming = 0, 0, set(), None
     for r in rows:
         if r["status"] == "cancelled":
@@ -211,8 +213,9 @@ def bookings_summary(svc: Service, user_id: str) -> dict[str, Any]:
         "total_reservations": len(rows),
         "active_reservations": sum(1 for r in rows if r["status"] in LIVE),
         "cancelled_reservations": sum(1 for r in rows if r["status"] == "cancelled"),
-        "total_spent_jpy": spent,
-        "total_refunded_jpy": refunded,
+        "total_spent": spent,
+        "total_refunded": refunded,
+        "currency": currency,
         "total_nights": nights,
         "cities": sorted(cities),
         "upcoming_check_in": upcoming,

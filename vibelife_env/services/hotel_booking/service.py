@@ -467,7 +467,8 @@ class HotelBookingService(Service):
 
     @tool(read_only=True)
     def get_user_bookings_summary(self, user_id: str) -> dict[str, Any]:
-        """Aggregate view of a user's reservations: counts, amounts spent/refunded, nights, cities, next check-in.
+        """Aggregate view of a user's reservations: counts, amounts spent/refunded (in ``currency``, the
+        reservations' own; ``"mixed"`` when they differ), nights, cities, next check-in.
 
         Args:
             user_id: The owning user id.
