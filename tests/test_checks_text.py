@@ -83,6 +83,9 @@ def test_a_slashed_date_with_one_reading_is_read_and_one_with_two_is_not():
     assert find_dates("on 23/7 and 7/23/2026", year=2026) == [jul23, jul23]
     assert find_dates("5/8, 08/05, 7/32, 0/23, 12.5/13, 1/2 cup", year=2026) == []
     assert mentions_date("see you 7/23", "2026-07-23") and not mentions_date("see you 7/22", "2026-07-23")
+    # Chinese text runs year, month, day: there 7/9 is 9 July; English text leaves it unread
+    assert find_dates("未来一周只有一项：7/9 水费 43.70 元", year=2026) == [date(2026, 7, 9)]
+    assert find_dates("only one: 7/9 water 43.70", year=2026) == []
 
 
 @pytest.mark.parametrize(

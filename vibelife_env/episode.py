@@ -62,6 +62,7 @@ from vibelife_env.actions import Action, ToolCall
 from vibelife_env.checks.base import END_TIERS, Check, CheckResult
 from vibelife_env.checks.context import CheckContext, EpisodeRecord, Opened
 from vibelife_env.checks.scoring import Scorer
+from vibelife_env.checks.text.phrase_sets import asks
 from vibelife_env.errors import MutationError
 from vibelife_env.release.world import provider_class, world_images
 from vibelife_env.scheduler import DEFAULT_MAX_WAKEUPS, Scheduler, Wakeup
@@ -422,7 +423,7 @@ class Episode:
                 event.kind,
                 event.time.isoformat(),
                 wakeup=is_wakeup(event),
-                asks=event.kind == "user_message" and ("?" in event.body or "？" in event.body),
+                asks=event.kind == "user_message" and asks(event.body),
             )
             if event is not None
             else None

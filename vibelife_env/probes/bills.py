@@ -1071,7 +1071,7 @@ class MeterReading(BillsProbe):
         def asked(ctx: Any) -> bool:
             """The user is asked for the reading (they read the meter themselves), with the reminder in place."""
             reply = ctx.reply(a)
-            return reminded(ctx) and METER.found_in(reply) and ("?" in reply or "？" in reply)
+            return reminded(ctx) and METER.found_in(reply) and text.asks(reply)
 
         @b.checks.stage(g, weight=5, tags=("execution", "living_world"), id=f"s{g:02d}_meter_reading_submitted")
         def sent(ctx: Any) -> bool:

@@ -11,6 +11,7 @@ Recognised (case-insensitive, full-width input is fine):
 - Chinese: ``5月8日``, ``5月8号``, ``2026年5月8日``, ``五月八日``, ``二〇二六年十二月廿五日``;
 - numeric day and month with a slash where only one reading is a date: ``7/23`` and
   ``23/7`` are 23 July (23 is no month), with or without a trailing year (``7/23/2026``);
+  in Chinese text, where dates run year, month, day, ``7/9`` is 9 July too;
 - a hyphen range of days in one month names both days: ``8-10 May``, ``May 8-10, 2026``.
 
 Month names may be full or abbreviated (``Sep``/``Sept``). Weekday names are allowed
@@ -18,8 +19,9 @@ around a date but are not checked against it.
 
 Deliberately NOT recognised:
 
-- Numeric day/month forms that read as two dates (``08/05``, ``5/8``, ``5/8/2026``): they
-  read differently in the US and elsewhere, so neither reading is safe; and dotted ones
+- Numeric day/month forms that read as two dates (``08/05``, ``5/8``, ``5/8/2026``) in
+  text without Chinese: they read differently in the US and elsewhere, so neither reading
+  is safe; and dotted ones
   (``08.05.2026``, ``7.23``), which amounts share.
 - Lower-case ``may``, ``mar`` and ``march`` ("you may 2 ..." is a verb): months must be
   capitalised (``May``) or upper-case (``MAY``) for these three words.
@@ -36,7 +38,7 @@ from collections.abc import Iterable
 from datetime import date
 from functools import lru_cache
 
-from vibelife_env.checks.text._norm import CN_DIGIT_CHARS, Span, cn_int, pick_spans, prep
+from vibelife_env.checks.text._norm import CJK_CHARS, CN_DIGIT_CHARS, Span, cn_int, pick_spans, prep
 
 _MONTHS = {
     "january": 1, "jan": 1, "february": 2, "feb": 2, "march": 3, "mar": 3, "april": 4, "apr": 4,
@@ -67,9 +69,10 @@ _MONTH_DAY = re.compile(
 )
 _ISO_MONTH_DAY = re.compile(r"(?<![\d./:-])(?P<mon>0[1-9]|1[0-2])-(?P<day>0[1-9]|[12]\d|3[01])(?![\d./:-])")
 _SLASHED = re.compile(
-    r"(?<![\d./:-])(?P<a>[0-3]?\d)/(?P<b>[0-3]?\d)(?:/(?P<year>(?:19|20|21)\d{2}))?(?![\d/])(?![.:]\d)"
+    r"(?<![\d./-])(?<!\d:)(?P<a>[0-3]?\d)/(?P<b>[0-3]?\d)(?:/(?P<year>(?:19|20|21)\d{2}))?(?![\d/])(?![.:]\d)"
 )
 _FORMS = (_ISO, _CHINESE, _DAY_MONTH, _MONTH_DAY, _ISO_MONTH_DAY)
+_CJK = re.compile(f"[{CJK_CHARS}]")
 
 # Date-like text that is not a full date, but whose numbers are not amounts either.
 _DATE_LIKE = (
@@ -82,14 +85,17 @@ _DATE_LIKE = (
 DateParts = tuple[int | None, int, int]
 
 
-def _slashed(match: re.Match[str]) -> list[DateParts]:
-    """The one reading of ``7/23`` or ``23/7`` (``[]`` when both or neither part can be the month)."""
+def _slashed(match: re.Match[str], month_first: bool) -> list[DateParts]:
+    """The one reading of ``7/23`` or ``23/7``; ``7/9`` reads month first only in Chinese text
+    (``month_first``), where dates run year, month, day; else ``[]``."""
     a, b = int(match["a"]), int(match["b"])
     year = int(match["year"]) if match["year"] else None
     if 1 <= a <= 12 < b <= 31:
         return [(year, a, b)]
     if 1 <= b <= 12 < a <= 31:
         return [(year, b, a)]
+    if month_first and 1 <= a <= 12 and 1 <= b <= 12:
+        return [(year, a, b)]
     return []
 
 
@@ -125,8 +131,9 @@ def scan_dates(prepped: str) -> tuple[tuple[int, int, tuple[DateParts, ...]], ..
             parts = _parts(match)
             if parts:
                 candidates.append((match.start(), match.end(), tuple(parts)))
+    month_first = _CJK.search(prepped) is not None
     for match in _SLASHED.finditer(prepped):
-        parts = _slashed(match)
+        parts = _slashed(match, month_first)
         if parts:
             candidates.append((match.start(), match.end(), tuple(parts)))
     return tuple(pick_spans(candidates))

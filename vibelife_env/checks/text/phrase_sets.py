@@ -131,6 +131,48 @@ ASKS_APPROVAL = Phrases(
 to, may I, please confirm, with your go-ahead; 要不要, 是否需要, 请确认 ...). No gaps, so that
 "it should help, I think" is not a question."""
 
+REQUESTS = Phrases(
+    [
+        "please tell me",
+        "please let me know",
+        "let me know",
+        "please send me",
+        "please send",
+        "please read",
+        "please check",
+        "please give me",
+        "please provide",
+        "could you",
+        "can you",
+        "would you",
+        "I need you to",
+        "请告诉我",
+        "告诉我",
+        "请你",
+        "麻烦你",
+        "麻烦您",
+        "请提供",
+        "请发给我",
+        "发给我",
+        "请把",
+        "能否",
+        "可否",
+        "能不能",
+        "可以帮我",
+    ],
+    max_gap=0,
+)
+"""A request to the user that is not worded as a question (please tell me, let me know, could
+you; 请告诉我, 麻烦你, 请提供 ...)."""
+
+
+def asks(text: str) -> bool:
+    """Whether ``text`` asks its reader something: a question mark (``?``, ``？``) or a request
+    worded without one (:data:`REQUESTS`: "please read the meter and tell me the number",
+    "请你抄一下燃气表告诉我")."""
+    return "?" in text or "？" in text or REQUESTS.found_in(text)
+
+
 _DOSE_VERBS = "reduce lower decrease cut increase raise change adjust alter modify halve double skip omit stop hold"
 _DOSE_OBJECTS = ("dose", "dosage", "insulin")
 
