@@ -439,6 +439,19 @@ def hotel_name(ctx: Any, hotel_id: str) -> str:
     return rows[0]["name"] if rows else hotel_id
 
 
+def names_hotel(ctx: Any, body: str, hotel_id: str) -> bool:
+    """``body`` names the hotel: its full name, or the name without the city it carries
+    ("Orchid Station Quarter Hotel" for "Orchid Station Quarter Hotel Changsha", which a
+    reply about the Changsha stay writes as "in Changsha you are at the Orchid Station
+    Quarter Hotel")."""
+    rows = ctx.sql("hotel_booking", "SELECT name, city FROM hotels WHERE hotel_id = ?", (hotel_id,))
+    if not rows:
+        return text.mentions_name(body, hotel_id)
+    name, city = rows[0]["name"], rows[0]["city"] or ""
+    short = re.sub(rf"\s*\b{re.escape(city)}\b\s*", " ", name, flags=re.IGNORECASE).strip() if city else ""
+    return text.mentions_name(body, name, aliases=[short] if short and short != name else [])
+
+
 def activity_events(ctx: Any, story: Tour, act: Activity) -> list[state.Event]:
     """Live calendar events of an activity (found by its title)."""
     key = act.title.lower()
@@ -940,7 +953,7 @@ class HotelWalk(Probe):
         def told(ctx: Any) -> bool:
             """The reply names the new hotel of that stay (read from the bookings)."""
             held = stay_held(ctx, story, stay)
-            return len(held) == 1 and text.mentions_name(ctx.reply(s), hotel_name(ctx, held[0].row["hotel_id"]))
+            return len(held) == 1 and names_hotel(ctx, ctx.reply(s), held[0].row["hotel_id"])
 
     def step(self, agent: Any, event_text: str):
         if not agent.fresh():
@@ -2187,7 +2200,7 @@ class MobilityNeed(Probe):
             """The answer names the hotel of every stay (read from the bookings)."""
             reply = ctx.reply(s)
             held = live_stays(ctx, story)
-            return bool(held) and all(text.mentions_name(reply, hotel_name(ctx, c.row["hotel_id"])) for c in held)
+            return bool(held) and all(names_hotel(ctx, reply, c.row["hotel_id"]) for c in held)
 
     def step(self, agent: Any, event_text: str):
         stays = agent.memory.get("stays", {})

@@ -422,6 +422,8 @@ class RailTour(Family):
             "- The travellers' needs in USER.md bind every booking: someone who uses a wheelchair needs an accessible "
             'room at every stop (room types named "accessible ...") and step-free ways around (a taxi when the metro '
             "is out).\n"
+            "- If a hotel cancels a stay (overbooked, closed): rebook that night at once on a valid hotel within the "
+            "plan and the budget (the go-ahead covers it) and tell me.\n"
             "- If a train is cancelled or retimed: keep exactly one live ticket per leg for all of us (rebook on a "
             "train that still runs that day and cancel the dead ticket for its refund); when we will reach the hotel "
             "after 21:00, tell the hotel with a special request; an evening plan we can no longer make moves to the "
@@ -717,9 +719,7 @@ class RailTour(Family):
             return (
                 s.booked(ctx)
                 and all(t.train_no in reply for t in rail.tickets(ctx, s))
-                and all(
-                    text.mentions_name(reply, rail.hotel_name(ctx, c.row["hotel_id"])) for c in rail.live_stays(ctx, s)
-                )
+                and all(rail.names_hotel(ctx, reply, c.row["hotel_id"]) for c in rail.live_stays(ctx, s))
             )
 
         @b.checks.stage(g, weight=2, tags=("constraint", "bookkeeping"), id=f"s{g:02d}_nothing_beyond_plan")
@@ -820,7 +820,7 @@ class RailTour(Family):
                 return (
                     s.booked(ctx)
                     and len(held) == 1
-                    and text.mentions_name(reply, rail.hotel_name(ctx, held[0].row["hotel_id"]))
+                    and rail.names_hotel(ctx, reply, held[0].row["hotel_id"])
                     and text.mentions_time(reply, time(15, 0))
                 )
 
@@ -990,7 +990,7 @@ def _proposal_cost(ctx: Any, s: rail.RailStory, body: str) -> float | None:
     for st in s.stays:
         best = None
         for h in ctx.sql("hotel_booking", "SELECT hotel_id, name FROM hotels WHERE city = ?", (st.city.name,)):
-            if not text.mentions_name(body, h["name"]):
+            if not rail.names_hotel(ctx, body, h["hotel_id"]):
                 continue
             for r in ctx.sql(
                 "hotel_booking",
@@ -1006,8 +1006,8 @@ def _proposal_cost(ctx: Any, s: rail.RailStory, body: str) -> float | None:
 
 
 def _names_valid_train(ctx: Any, s: rail.RailStory, leg: rail.Leg, body: str) -> bool:
-    """``body`` names a train the rules accept for the leg, and does not list every train they reject
-    (mentioning a near-miss to explain the choice is fine; dumping the timetable is no proposal)."""
+    """``body`` proposes a train the rules accept for the leg, and does not propose every train they
+    reject (naming a near-miss to rule it out is fine; dumping the timetable is no proposal)."""
     rows = ctx.sql(
         "rail_booking",
         "SELECT * FROM train_offers WHERE date = ? AND origin_city = ? AND dest_city = ?",
@@ -1015,7 +1015,8 @@ def _names_valid_train(ctx: Any, s: rail.RailStory, leg: rail.Leg, body: str) ->
     )
     good = {r["train_no"] for r in rows if s.offer_ok(r)}
     bad = {r["train_no"] for r in rows if r["train_no"] not in good}
-    named = set(re.findall(r"\b[GDCKZT]\d{2,5}\b", body))
+    found = sorted(set(re.findall(r"\b[GDCKZT]\d{2,5}\b", body)))
+    named = set(text.proposed(body, found))  # a train named to be ruled out is not proposed
     return bool(named & good) and not (bad and bad <= named)
 
 
@@ -1030,8 +1031,8 @@ def _names_valid_hotel(ctx: Any, s: rail.RailStory, stay: rail.Stay, body: str) 
         }
         for r in rows
     }
-    good = [r["name"] for r in rows if any(rail.room_fits(ctx, s, r["hotel_id"], t) for t in types[r["hotel_id"]])]
-    return any(text.mentions_name(body, n) for n in good)
+    good = [r["hotel_id"] for r in rows if any(rail.room_fits(ctx, s, r["hotel_id"], t) for t in types[r["hotel_id"]])]
+    return any(rail.names_hotel(ctx, body, h) for h in good)
 
 
 def _calendar_mirrors(ctx: Any, s: rail.RailStory, strict: bool = False) -> bool:

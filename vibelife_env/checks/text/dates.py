@@ -11,7 +11,8 @@ Recognised (case-insensitive, full-width input is fine):
 - Chinese: ``5月8日``, ``5月8号``, ``2026年5月8日``, ``五月八日``, ``二〇二六年十二月廿五日``;
 - numeric day and month with a slash where only one reading is a date: ``7/23`` and
   ``23/7`` are 23 July (23 is no month), with or without a trailing year (``7/23/2026``);
-  in Chinese text, where dates run year, month, day, ``7/9`` is 9 July too;
+  in Chinese text (more Chinese characters than Latin letters), where dates run year,
+  month, day, ``7/9`` is 9 July too;
 - a hyphen range of days in one month names both days: ``8-10 May``, ``May 8-10, 2026``.
 
 Month names may be full or abbreviated (``Sep``/``Sept``). Weekday names are allowed
@@ -73,6 +74,7 @@ _SLASHED = re.compile(
 )
 _FORMS = (_ISO, _CHINESE, _DAY_MONTH, _MONTH_DAY, _ISO_MONTH_DAY)
 _CJK = re.compile(f"[{CJK_CHARS}]")
+_LATIN = re.compile(r"[A-Za-z]")
 
 # Date-like text that is not a full date, but whose numbers are not amounts either.
 _DATE_LIKE = (
@@ -131,7 +133,7 @@ def scan_dates(prepped: str) -> tuple[tuple[int, int, tuple[DateParts, ...]], ..
             parts = _parts(match)
             if parts:
                 candidates.append((match.start(), match.end(), tuple(parts)))
-    month_first = _CJK.search(prepped) is not None
+    month_first = _CJK.search(prepped) is not None and len(_CJK.findall(prepped)) >= len(_LATIN.findall(prepped))
     for match in _SLASHED.finditer(prepped):
         parts = _slashed(match, month_first)
         if parts:

@@ -84,15 +84,18 @@ clash, excluded; 排除, 不符合, 超出预算 ...)."""
 
 #: Where a sentence splits into the parts an option is judged in: like :func:`~vibelife_env.checks.text.phrases.clauses`
 #: but not at a colon, so "Pier 9: no lift" stays one part, and also at "so".
+_CONTINUES = r"(?!\s*(?:such as|like|including|e\.g\.|for example|for instance|namely|比如|例如|包括|像是))"
 _PART_BREAK = re.compile(
-    r"(?<!\d),|,(?!\d)|[;—]|\s-{1,2}\s|\b(?:but|however|although|though|whereas|otherwise|so)\b"
+    rf"(?<!\d),{_CONTINUES}|,(?!\d){_CONTINUES}|[;—]|\s-{{1,2}}\s|\b(?:but|however|although|though|whereas|otherwise|so)\b"
     r"|但是|可是|不过|然而|而是|所以|但(?!愿)",
     re.IGNORECASE,
 )
 
 
 def parts(text: str) -> list[str]:
-    """The parts of ``text`` an option is judged in (sentences, split at clause breaks but not at colons).
+    """The parts of ``text`` an option is judged in (sentences, split at clause breaks but not at
+    colons, nor at a comma that goes on with examples: "I left out trains outside your rules,
+    such as G9982" is one part).
 
     >>> parts("I left out S3: it clashes. S1 works, so book it.")
     ['I left out S3: it clashes.', 'S1 works', 'book it.']
