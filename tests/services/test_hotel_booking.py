@@ -124,7 +124,9 @@ def test_cancel_inside_and_outside_refund_window(ho):
     out = ho.call("cancel_reservation", {"reservation_id": rid3})
     assert (out["refund_amount"], out["penalty"]) == (0, 51000)
     summary = ho.call("get_user_bookings_summary", {"user_id": "u_lin"})
-    assert summary["cancelled_reservations"] == 3 and summary["total_refunded"] == 94000 and summary["currency"] == "JPY"
+    assert (
+        summary["cancelled_reservations"] == 3 and summary["total_refunded"] == 94000 and summary["currency"] == "JPY"
+    )
 
 
 def test_modify_reprices_and_charges_fee_outside_window(ho):
