@@ -47,7 +47,9 @@ def test_only_step_free_hotels_for_the_whole_family_are_valid():
 def test_a_lift_outage_must_be_followed_by_a_step_free_rebooking():
     seed = _seed("lift_outage")
     failed = _failed(_run(seed, _oracle(seed, lift_outage_review=[_silent])))
-    assert {"rebooked_step_free", "f_within_budget", "x_no_charge_before_go_ahead"} <= failed  # the trip no longer fits
+    assert any("rebooked_step_free" in c for c in failed)
+    # the outage's own checks fall, not the budget or the go-ahead guard (they once shared a gate with it)
+    assert not {"f_within_budget", "x_no_charge_before_go_ahead"} & failed
 
 
 def test_the_school_event_moves_the_flight_not_the_other_way_round():

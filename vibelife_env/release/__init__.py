@@ -10,8 +10,12 @@ their weights, and runs each rubric on the runner's ``env`` shape
 stage response and trace files :class:`.runtime.ReleaseRuntime` shapes as the runner did
 (the trace rows exactly as that runner writes them: :mod:`.trace`). Scoring stays fast
 on long episodes without changing a result: stage files are parsed once per pass
-(:mod:`.parsed`) and pure rubric helpers are memoized (:mod:`.purity`).
-This package re-exports only what the task loader needs, so importing it stays light.
+(:mod:`.parsed`) and pure rubric helpers are memoized (:mod:`.purity`). Where the
+release's server code makes the world behave otherwise than our services, the episode
+builds a public bundle's world and tool list under that code's semantics (:mod:`.world`);
+wake-up turns, which the release does not have, stay out of the stage files
+(:mod:`.runtime`). This package re-exports only what the task loader needs, so importing
+it stays light.
 
 What is faithful and what is approximated is listed in ``docs`` of the issue report and
 in the docstrings of each module.
