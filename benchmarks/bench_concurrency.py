@@ -15,15 +15,22 @@ used by the client process (env steps, JSON, HTTP) and by the server process::
 
 Also checks that results are deterministic per episode: the same seeds run again at a
 different concurrency give byte-identical transcripts and rewards (``--check``).
+
+It never fails silently: a failed episode (an endpoint error, a missing library), a fake
+server that does not start or miscounts, or an efficiency below ``--min-efficiency``
+prints a ``FAIL: ...`` line saying why and exits 1. ``--base-url`` runs the same client
+against another OpenAI-compatible endpoint (no server figures then).
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import multiprocessing as mp
 import os
+import queue
 import resource
 import sys
 import time
@@ -99,7 +106,16 @@ def _serve(port_queue: Any, latency: float, stop: Any) -> None:
 
 
 # --------------------------------------------------------------------------------- client
+class BenchFailure(RuntimeError):
+    """The run cannot give figures (the message says why)."""
+
+
 async def _run(base_url: str, seeds: list[int], in_flight: int) -> tuple[list[Any], float, int]:
+    """Every seed's episode; stops at the first failed one.
+
+    Raises:
+        BenchFailure: an episode failed, or did not play to its end.
+    """
     import vibelife_env  # noqa: F401
     from vibelife_env.async_rollout import AsyncOpenAIChatAgent, run_jobs
     from vibelife_env.runner import AgentFactory, EpisodeJob
@@ -108,27 +124,72 @@ async def _run(base_url: str, seeds: list[int], in_flight: int) -> tuple[list[An
     jobs = [EpisodeJob(ENV, seed=s) for s in seeds]
     results = []
     start = time.perf_counter()
-    async for r in run_jobs(jobs, factory, max_in_flight=in_flight):
-        if not r.ok:
-            raise RuntimeError(f"episode {r.job.seed} failed: {r.error}")
-        results.append(r)
+    # "report": the first failure ends the run here, with its own message (and the rest stop)
+    async with contextlib.aclosing(run_jobs(jobs, factory, max_in_flight=in_flight, on_error="report")) as stream:
+        async for r in stream:
+            if not r.ok:
+                raise BenchFailure(f"episode {r.index} (seed {r.job.seed}) failed: {r.error}")
+            if not r.result.terminated:
+                raise BenchFailure(f"episode {r.index} (seed {r.job.seed}) stopped after {r.result.steps} steps")
+            results.append(r)
     wall = time.perf_counter() - start
+    if len(results) != len(jobs):
+        raise BenchFailure(f"{len(results)} of {len(jobs)} episodes came back")
     return sorted(results, key=lambda r: r.index), wall, sum(r.result.steps for r in results)
 
 
-def measure(in_flight: int, latency: float, episodes: int) -> dict[str, Any]:
-    """One run; the figures as a dict."""
+def _start_server(latency: float) -> tuple[Any, Any, Any, int]:
+    """The fake endpoint in its own process: (process, queue, stop event, port).
+
+    Raises:
+        BenchFailure: it died or gave no port within a minute.
+    """
     ctx = mp.get_context("spawn")
     port_queue, stop = ctx.Queue(), ctx.Event()
     server = ctx.Process(target=_serve, args=(port_queue, latency, stop), daemon=True)
     server.start()
-    port = port_queue.get(timeout=60)
+    deadline = time.monotonic() + 60
+    while True:
+        try:
+            return server, port_queue, stop, int(port_queue.get(timeout=0.5))
+        except queue.Empty:
+            if not server.is_alive():
+                raise BenchFailure(f"the fake server exited with code {server.exitcode} before it listened") from None
+            if time.monotonic() > deadline:
+                server.kill()
+                raise BenchFailure("the fake server gave no port within 60 s") from None
+
+
+def measure(in_flight: int, latency: float, episodes: int, base_url: str | None = None) -> dict[str, Any]:
+    """One run; the figures as a dict.
+
+    Raises:
+        BenchFailure: see :func:`_run` and :func:`_start_server`; or the server answered
+            another number of requests than the episodes made.
+    """
+    server = port_queue = stop = None
+    if base_url is None:
+        server, port_queue, stop, port = _start_server(latency)
+        base_url = f"http://127.0.0.1:{port}/v1"
     before = resource.getrusage(resource.RUSAGE_SELF)
-    results, wall, completions = asyncio.run(_run(f"http://127.0.0.1:{port}/v1", list(range(episodes)), in_flight))
-    after = resource.getrusage(resource.RUSAGE_SELF)
-    stop.set()
-    server_stats = port_queue.get(timeout=60)
-    server.join(timeout=30)
+    try:
+        results, wall, completions = asyncio.run(_run(base_url, list(range(episodes)), in_flight))
+    finally:
+        after = resource.getrusage(resource.RUSAGE_SELF)
+        server_stats: dict[str, Any] = {}
+        if server is not None:
+            stop.set()
+            try:
+                server_stats = port_queue.get(timeout=60)
+            except queue.Empty:
+                server_stats = {}
+            server.join(timeout=30)
+            if server.is_alive():
+                server.kill()
+    if server is not None and server_stats.get("requests") != completions:
+        raise BenchFailure(
+            f"the fake server answered {server_stats.get('requests')} requests, the episodes made {completions}"
+        )
     client_cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
     ideal = in_flight / latency
     return {
@@ -142,8 +203,8 @@ def measure(in_flight: int, latency: float, episodes: int) -> dict[str, Any]:
         "efficiency": round(completions / wall / ideal, 3),
         "client_cpu_s": round(client_cpu, 2),
         "client_cpu_util": round(client_cpu / wall, 3),
-        "server_cpu_s": round(server_stats["cpu_s"], 2),
-        "server_requests": server_stats["requests"],
+        "server_cpu_s": round(server_stats["cpu_s"], 2) if server_stats else None,
+        "server_requests": server_stats.get("requests"),
         "peak_rss_mb": round(after.ru_maxrss / 1024, 1),
         "_results": results,
     }
@@ -156,22 +217,31 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--episodes", type=int, default=None, help="default: 4 x in-flight")
     p.add_argument("--min-efficiency", type=float, default=0.8, help="exit 1 below this fraction of ideal")
     p.add_argument("--check", action="store_true", help="rerun the first 32 seeds at in-flight 7 and compare")
+    p.add_argument(
+        "--base-url", default=None, help="bench this OpenAI-compatible endpoint instead of the built-in fake server"
+    )
     args = p.parse_args(argv)
     episodes = args.episodes or 4 * args.in_flight
-    figures = measure(args.in_flight, args.latency, episodes)
-    results = figures.pop("_results")
-    print(json.dumps(figures, indent=2))
-    ok = figures["efficiency"] >= args.min_efficiency
-    if args.check:
-        n = min(32, episodes)
-        again = measure(7, args.latency / 10, n).pop("_results")
-        same = all(
-            a.result.messages == b.result.messages and a.result.rewards == b.result.rewards
-            for a, b in zip(results[:n], again, strict=True)
-        )
-        print(json.dumps({"deterministic_across_concurrency": same, "episodes_compared": n}))
-        ok = ok and same
-    print(f"{'PASS' if ok else 'FAIL'}: {figures['efficiency']:.1%} of ideal (need {args.min_efficiency:.0%})")
+    try:
+        figures = measure(args.in_flight, args.latency, episodes, args.base_url)
+        results = figures.pop("_results")
+        print(json.dumps(figures, indent=2))
+        ok = figures["efficiency"] >= args.min_efficiency
+        verdict = f"{figures['efficiency']:.1%} of ideal (need {args.min_efficiency:.0%})"
+        if args.check:
+            n = min(32, episodes)
+            again = measure(7, args.latency / 10, n, args.base_url).pop("_results")
+            same = all(
+                a.result.messages == b.result.messages and a.result.rewards == b.result.rewards
+                for a, b in zip(results[:n], again, strict=True)
+            )
+            print(json.dumps({"deterministic_across_concurrency": same, "episodes_compared": n}))
+            if not same:
+                ok, verdict = False, f"{verdict}; results differ across concurrency"
+    except BenchFailure as exc:
+        print(f"FAIL: {exc}", flush=True)
+        return 1
+    print(f"{'PASS' if ok else 'FAIL'}: {verdict}", flush=True)
     return 0 if ok else 1
 
 

@@ -18,6 +18,17 @@ depends only on its job and on the completions it receives: results are the same
 concurrency. Agents may be synchronous (``act``) or asynchronous (``async act`` /
 ``act_async``); synchronous ones run inline.
 
+A failed episode (the agent raised, the endpoint refused, a library is missing) never
+passes silently: each failure is logged as it happens (one warning line on this module's
+logger), and once every job has run :func:`run_jobs_sync` and :func:`run_jobs` raise
+:class:`EpisodesFailed`, which says how many failed and why and holds every result. With
+``on_error="report"`` they return the failed results (``ok`` false, ``error`` set) and log
+the same summary as a warning instead.
+
+The agents work with every ``openai`` release the package allows (``openai>=1.55.3,<3``;
+earlier ones cannot build a client on httpx 0.28): requests go through the client's own
+``post``, the raw response read back as bytes, so no HTTP library is imported here.
+
 On Ray, :class:`AsyncEpisodeWorker` is an async actor body with the same ``run(job)`` /
 ``ping()`` surface as :class:`vibelife_env.runner.EpisodeWorker`; give it to
 :class:`~vibelife_env.runner.EpisodeRunner` with ``worker_cls=AsyncEpisodeWorker`` and a
@@ -27,14 +38,17 @@ large ``max_in_flight`` to keep that many episodes in flight per actor.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import functools
 import inspect
 import json
+import logging
 import ssl
 import types
 import weakref
-from collections.abc import AsyncIterator, Callable, Iterable
-from typing import Any
+from collections import Counter
+from collections.abc import AsyncGenerator, AsyncIterator, Callable, Iterable
+from typing import Any, Literal
 
 from vibelife_env.agents.openai_agent import OpenAIChatAgent, _transient
 from vibelife_env.env import VibeLifeEnv
@@ -48,11 +62,17 @@ __all__ = [
     "AsyncEpisodeWorker",
     "AsyncOpenAIChatAgent",
     "ClientPool",
+    "EpisodesFailed",
     "client_pool",
+    "failure_summary",
     "run_episode_async",
     "run_jobs",
     "run_jobs_sync",
 ]
+
+logger = logging.getLogger(__name__)
+
+OnError = Literal["raise", "report"]
 
 
 class ClientPool:
@@ -118,7 +138,11 @@ class AsyncOpenAIChatAgent(OpenAIChatAgent):
 
     Requests go through the client's plain ``post`` (the JSON body as built, no per-request
     re-validation of the tool schemas by the SDK, which costs milliseconds per request at
-    dozens of tools); a client without ``post`` is called as ``chat.completions.create``.
+    dozens of tools), the response read back as bytes (``cast_to=bytes``, which every
+    ``openai`` release since 1.0 supports whatever HTTP library it is built on). The body
+    goes as bytes to a ``post`` that takes raw ``content=`` (openai 2.15 and later), as a
+    dict to the earlier ones. A client without ``post`` is called as
+    ``chat.completions.create``.
     """
 
     name = "openai-async"
@@ -222,26 +246,49 @@ class AsyncOpenAIChatAgent(OpenAIChatAgent):
         if post is None:
             response = await client.chat.completions.create(**kwargs)
             return response.model_dump() if hasattr(response, "model_dump") else response
-        import httpx
-
         payload = {k: v for k, v in kwargs.items() if k not in ("extra_body", "tools")}
         payload.update(kwargs.get("extra_body") or {})
+        if not _takes_content(post):  # openai releases before `content=` encode the body themselves
+            if "tools" in kwargs:
+                payload["tools"] = kwargs["tools"]
+            return _json_body(await post("/chat/completions", body=payload, cast_to=bytes))
         text = json.dumps(payload, ensure_ascii=False)
         if "tools" in kwargs:  # the same list every request: encoded once per episode
             if self._tools_json is None or self._tools_json[0] is not kwargs["tools"]:
                 self._tools_json = (kwargs["tools"], json.dumps(kwargs["tools"], ensure_ascii=False))
             text = f'{text[:-1]}, "tools": {self._tools_json[1]}}}'
-        data = text.encode("utf-8")
-        if _takes_content(post):
-            raw = await post("/chat/completions", content=data, cast_to=httpx.Response)
-        else:  # openai releases before the `content=` parameter take the bytes as the body
-            raw = await post("/chat/completions", body=data, cast_to=httpx.Response)
-        return json.loads(raw.content)
+        return _json_body(await post("/chat/completions", content=text.encode("utf-8"), cast_to=bytes))
+
+
+def _json_body(raw: Any) -> dict[str, Any]:
+    """A completion response body (bytes, or an object with ``.content``) as a dict.
+
+    Raises:
+        RuntimeError: the body is not a JSON object.
+    """
+    data = getattr(raw, "content", raw)
+    try:
+        body = json.loads(data)
+    except (TypeError, ValueError) as exc:
+        raise RuntimeError(f"the model endpoint answered with no JSON completion: {str(data)[:200]!r}") from exc
+    if not isinstance(body, dict):
+        raise RuntimeError(f"the model endpoint answered with no JSON completion: {str(data)[:200]!r}")
+    return body
 
 
 def _takes_content(post: Any) -> bool:
+    """Whether a client's ``post`` takes raw bytes as ``content=`` (openai 2.15 and later)."""
+    func = getattr(post, "__func__", post)
     try:
-        return "content" in inspect.signature(post).parameters
+        return _accepts_content(func)
+    except TypeError:  # unhashable callables
+        return _accepts_content.__wrapped__(func)
+
+
+@functools.lru_cache(maxsize=64)
+def _accepts_content(func: Any) -> bool:
+    try:
+        return "content" in inspect.signature(func).parameters
     except (TypeError, ValueError):  # pragma: no cover - builtins
         return False
 
@@ -378,6 +425,47 @@ async def _close(agent: Any) -> None:
         await close()
 
 
+class EpisodesFailed(RuntimeError):
+    """Some episodes of a run failed (raised once every job has run; see :func:`run_jobs`).
+
+    Attributes:
+        results: Every result of the run, failed or not (job order from
+            :func:`run_jobs_sync`, completion order from :func:`run_jobs`).
+        failures: The failed ones (``ok`` false, ``error`` says why).
+    """
+
+    def __init__(self, results: list[RolloutResult]) -> None:
+        self.results = results
+        self.failures = [r for r in results if not r.ok]
+        super().__init__(failure_summary(results))
+
+
+def _describe(job: EpisodeJob) -> str:
+    return f"{job.env_id or job.env_kwargs.get('task_dir') or job.env_kwargs.get('family_dir')} seed {job.seed}"
+
+
+def failure_summary(results: Iterable[RolloutResult], most: int = 3) -> str:
+    """One line on the failed results: how many of all, and the commonest errors with the
+    episodes they hit (``""`` when none failed).
+
+    >>> failure_summary([])
+    ''
+    """
+    results = list(results)
+    failed = [r for r in results if not r.ok]
+    if not failed:
+        return ""
+    by_error = Counter(r.error or "no result" for r in failed)
+    parts = []
+    for error, count in by_error.most_common(most):
+        hit = [r for r in failed if (r.error or "no result") == error]
+        where = ", ".join(_describe(r.job) for r in hit[:3]) + (", ..." if len(hit) > 3 else "")
+        parts.append(f"{error} ({count}: {where})")
+    more = len(by_error) - most
+    tail = f"; and {more} other error{'s' * (more > 1)}" if more > 0 else ""
+    return f"{len(failed)} of {len(results)} episodes failed: " + "; ".join(parts) + tail
+
+
 async def _run_job(job: EpisodeJob, index: int, policy: Any, pool: _EnvPool) -> RolloutResult:
     kwargs = resolve_env_kwargs(job.env_id, job.env_kwargs)
     key, env = pool.take(kwargs)
@@ -391,12 +479,21 @@ async def _run_job(job: EpisodeJob, index: int, policy: Any, pool: _EnvPool) -> 
             result.messages = [*job.history, *result.messages[1:]]
         return RolloutResult(job, index, result, worker=0)
     except Exception as exc:
-        return RolloutResult(job, index, None, error=f"{type(exc).__name__}: {exc}", worker=0)
+        error = f"{type(exc).__name__}: {exc}"
+        logger.warning("episode %d (%s) failed: %s", index, _describe(job), error)
+        return RolloutResult(job, index, None, error=error, worker=0)
     finally:
         pool.give(key, env)
 
 
-async def run_jobs(jobs: Iterable[EpisodeJob], policy: Any, max_in_flight: int = 256) -> AsyncIterator[RolloutResult]:
+def _check_on_error(on_error: str) -> None:
+    if on_error not in ("raise", "report"):
+        raise ValueError(f'on_error must be "raise" or "report", got {on_error!r}')
+
+
+async def run_jobs(
+    jobs: Iterable[EpisodeJob], policy: Any, max_in_flight: int = 256, on_error: OnError = "raise"
+) -> AsyncIterator[RolloutResult]:
     """Run ``jobs`` concurrently on this event loop; yield results in completion order.
 
     Args:
@@ -404,12 +501,56 @@ async def run_jobs(jobs: Iterable[EpisodeJob], policy: Any, max_in_flight: int =
         policy: A built-in agent name, an :class:`~vibelife_env.runner.AgentFactory` or a
             zero-argument callable returning a fresh agent (sync or async) per episode.
         max_in_flight: Episodes running at once.
+        on_error: What failed episodes do once every job has run: ``"raise"`` (default)
+            raises :class:`EpisodesFailed`; ``"report"`` logs its summary as a warning.
 
-    An exception in an episode is reported in ``RolloutResult.error``; the others go on.
+    An exception in an episode fails that episode only: it is logged at once (a warning),
+    its result is yielded with ``ok`` false and ``error`` set, and the others go on.
 
     Raises:
-        ValueError: ``max_in_flight < 1``.
+        ValueError: ``max_in_flight < 1`` or an unknown ``on_error``.
+        EpisodesFailed: with ``on_error="raise"``, after the last result, when any failed.
     """
+    _check_on_error(on_error)
+    seen: list[RolloutResult] = []
+    async with contextlib.aclosing(_run_all(jobs, policy, max_in_flight)) as results:  # a break stops them all
+        async for result in results:
+            seen.append(result)
+            yield result
+    _end_of_run(seen, on_error)
+
+
+def run_jobs_sync(
+    jobs: Iterable[EpisodeJob], policy: Any, max_in_flight: int = 256, on_error: OnError = "raise"
+) -> list[RolloutResult]:
+    """:func:`run_jobs` from synchronous code (its own event loop); results in job order.
+
+    Raises:
+        EpisodesFailed: with ``on_error="raise"`` (default), when any episode failed; its
+            ``results`` are every result, in job order.
+        ValueError: see :func:`run_jobs`.
+    """
+    _check_on_error(on_error)
+
+    async def collect() -> list[RolloutResult]:
+        return [r async for r in _run_all(jobs, policy, max_in_flight)]
+
+    results = sorted(asyncio.run(collect()), key=lambda r: r.index)
+    _end_of_run(results, on_error)
+    return results
+
+
+def _end_of_run(results: list[RolloutResult], on_error: str) -> None:
+    """Raise :class:`EpisodesFailed`, or log its summary, when any episode failed."""
+    if all(r.ok for r in results):
+        return
+    if on_error == "raise":
+        raise EpisodesFailed(results)
+    logger.warning(failure_summary(results))
+
+
+async def _run_all(jobs: Iterable[EpisodeJob], policy: Any, max_in_flight: int) -> AsyncGenerator[RolloutResult, None]:
+    """The episodes of ``jobs``, ``max_in_flight`` at a time, in completion order."""
     if not isinstance(max_in_flight, int) or max_in_flight < 1:
         raise ValueError(f"max_in_flight must be an int >= 1, got {max_in_flight!r}")
     _check_factory(policy)
@@ -436,15 +577,6 @@ async def run_jobs(jobs: Iterable[EpisodeJob], policy: Any, max_in_flight: int =
         for task in running:
             task.cancel()
         await client_pool().close_idle()
-
-
-def run_jobs_sync(jobs: Iterable[EpisodeJob], policy: Any, max_in_flight: int = 256) -> list[RolloutResult]:
-    """:func:`run_jobs` from synchronous code (its own event loop); results in job order."""
-
-    async def collect() -> list[RolloutResult]:
-        return [r async for r in run_jobs(jobs, policy, max_in_flight)]
-
-    return sorted(asyncio.run(collect()), key=lambda r: r.index)
 
 
 class AsyncEpisodeWorker:

@@ -1,4 +1,4 @@
-"""`vibelife serve`: one live episode over MCP (streamable HTTP), driven with the mcp client."""
+"""`vibelife serve`: live episodes over MCP (streamable HTTP and stdio), driven with the mcp client."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ import socket
 import subprocess
 import sys
 import time
+from pathlib import Path
 from typing import Any
 
 import gymnasium as gym
@@ -20,6 +21,7 @@ pytest.importorskip("mcp")
 pytest.importorskip("uvicorn")
 
 from mcp.client import Client
+from mcp.client.stdio import StdioServerParameters, stdio_client
 
 import vibelife_env  # noqa: F401
 from vibelife_env.agents import make_agent
@@ -27,6 +29,7 @@ from vibelife_env.integrations.mcp_server import EpisodeService, running
 from vibelife_env.integrations.session import EpisodeSession
 
 DEMO = "VibeLife-demo-errands-v0"
+REPO = Path(__file__).resolve().parents[2]
 
 
 async def play_oracle(client: Client, env_id: str) -> dict[str, Any]:
@@ -98,6 +101,15 @@ def test_tools_errors_and_hidden_score() -> None:
             assert bad_reply.is_error
             status = (await client.call_tool("episode__current_event", {})).structured_content
             assert status["turn"] == 0 and "check_results" not in status and "score" not in json.dumps(status)
+            # a new episode in the same server, over HTTP too
+            assert (await client.call_tool("episode__end_turn", {"reply": "On it."})).structured_content["turn"] == 1
+            again = await client.call_tool("episode__reset", {})
+            assert not again.is_error and again.structured_content["turn"] == 0
+            assert again.structured_content["episode"] == 2 and again.structured_content["tools_changed"] is False
+            for bad in ({"seed": "1"}, {"instance": 1}, {"env_id": "VibeLife-nope-v0"}, {"turn": 2}):
+                refused = await client.call_tool("episode__reset", bad)
+                assert refused.is_error and refused.structured_content["code"] == "BAD_ARG", bad
+            assert service.episodes == 2  # a refused reset leaves the episode alone
 
     asyncio.run(main())
 
@@ -158,4 +170,101 @@ def test_cli_errors_are_clear() -> None:
     assert taken.returncode != 0 and "pick another --port" in taken.stderr
     bad_host = run("--env", DEMO, "--host", "not-an-address")
     assert bad_host.returncode != 0 and "--host" in bad_host.stderr
+    openenv_stdio = run("--env", DEMO, "--protocol", "openenv", "--transport", "stdio")
+    assert openenv_stdio.returncode != 0 and "--transport stdio is for --protocol mcp" in openenv_stdio.stderr
     assert time.time()  # keep the imports honest
+
+
+# ------------------------------------------------------------------------------ stdio
+def documented_stdio_entry() -> dict[str, Any]:
+    """The ``mcpServers`` entry docs/integrations.md gives for stdio MCP harnesses."""
+    text = (REPO / "docs" / "integrations.md").read_text(encoding="utf-8")
+    block = re.search(r"```json\n(\{\s*\"mcpServers\".*?)```", text, re.S)
+    assert block, "no mcpServers example in docs/integrations.md"
+    [entry] = json.loads(block.group(1))["mcpServers"].values()
+    return entry
+
+
+def stdio_server(entry: dict[str, Any]) -> StdioServerParameters:
+    """The documented entry, run from this checkout (``python -m vibelife_env.cli`` for ``vibelife``)."""
+    assert entry["command"] == "vibelife" and entry["args"][0] == "serve" and "--transport" in entry["args"]
+    path = os.pathsep.join(p for p in (str(REPO), os.environ.get("PYTHONPATH", "")) if p)
+    return StdioServerParameters(
+        command=sys.executable,
+        args=["-m", "vibelife_env.cli", *entry["args"]],
+        env={**entry.get("env", {}), "PYTHONPATH": path},
+        cwd=str(REPO),
+    )
+
+
+def test_stdio_serves_many_episodes_in_one_process(tmp_path: Path) -> None:
+    """The documented stdio entry, with the official client spawning it: two oracle episodes,
+    budgets as the env states them, then another env id (its tools announced), one process."""
+    entry = documented_stdio_entry()
+    notes: list[str] = []
+
+    async def on_message(message: Any) -> None:
+        notes.append(getattr(message, "method", type(message).__name__))
+
+    async def main() -> dict[str, Any]:
+        with (tmp_path / "stderr.log").open("w") as errlog:
+            server = stdio_client(stdio_server(entry), errlog=errlog)
+            async with Client(server, mode="legacy", message_handler=on_message) as client:
+                assert "Limits: at most 30 tool calls per turn" in (client.instructions or "")
+                first = await play_oracle(client, DEMO)
+                assert (await client.call_tool("episode__score", {})).structured_content["score"] == 100.0
+                reset = (await client.call_tool("episode__reset", {"seed": 1})).structured_content
+                assert reset["episode"] == 2 and reset["turn"] == 0 and not reset["episode_over"]
+                assert reset["seed"] == 1 and reset["tools_changed"] is False and "system_prompt" not in reset
+                early = await client.call_tool("episode__score", {})
+                assert early.is_error  # a new episode: its score is hidden again
+                second = await play_oracle(client, DEMO)
+
+                # the budgets stay the env's: the 31st call of a turn is refused, the turn stays open
+                await client.call_tool("episode__reset", {})
+                results = [await client.call_tool("workspace__list_files", {}) for _ in range(31)]
+                assert not any(r.is_error for r in results[:30]) and "tool_calls_left" in results[29].content[0].text
+                assert results[30].is_error and results[30].structured_content["code"] == "TURN_BUDGET"
+                status = (await client.call_tool("episode__end_turn", {"reply": "Done for now."})).structured_content
+                assert status["turn"] == 1
+                assert not (await client.call_tool("workspace__list_files", {})).is_error  # a new turn, a new budget
+
+                other = (
+                    await client.call_tool("episode__reset", {"env_id": "VibeLife-travel-japan-v0"})
+                ).structured_content
+                assert other["env_id"] == "VibeLife-travel-japan-v0" and other["episode"] == 4
+                assert other["tools_changed"] is True and "Li Wei" in other["system_prompt"]
+                tools = {t.name for t in (await client.list_tools()).tools}
+                japan = {t["function"]["name"] for t in EpisodeSession("VibeLife-travel-japan-v0").tools}
+                assert japan < tools and "episode__reset" in tools
+                await asyncio.sleep(0.2)  # let the notification land
+            return {"first": first, "second": second}
+
+    played = asyncio.run(main())
+    assert played["first"]["final_score"] == 100.0 and played["second"]["final_score"] == 100.0
+    assert "notifications/tools/list_changed" in notes
+    log = (tmp_path / "stderr.log").read_text()
+    assert log.count("over MCP on stdio") == 1  # one process served all four episodes
+    final = json.loads(log.strip().splitlines()[-1])  # it stopped when the client closed stdin
+    assert final["episodes"] == 4 and final["turn"] == 0
+
+
+def test_stdio_stops_on_sigterm_with_stdin_open() -> None:
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "vibelife_env.cli", "serve", "--env", DEMO, "--transport", "stdio"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        cwd=REPO,
+    )
+    try:
+        assert "over MCP on stdio" in proc.stderr.readline()
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(timeout=30) == 0
+        assert proc.stdout.read() == ""  # nothing but protocol messages ever goes to stdout
+        assert json.loads(proc.stderr.read().strip().splitlines()[-1])["episodes"] == 1
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()

@@ -94,7 +94,7 @@ def vf_eval(shim_dir: Path, *args: str, env: dict[str, str] | None = None) -> su
     )
 
 
-def finish(proc: subprocess.Popen, timeout: float = 240) -> str:
+def finish(proc: subprocess.Popen, timeout: float = 420) -> str:
     try:
         out, _ = proc.communicate(timeout=timeout)
     except subprocess.TimeoutExpired:

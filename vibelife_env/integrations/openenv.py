@@ -25,10 +25,17 @@ virtual time, stage and turn; at reset also the system prompt and the tool schem
 ``reset`` accepts ``env_id``, ``seed``, and for turn-indexed starts ``turn`` and ``prefix``
 (see :mod:`vibelife_env.integrations.turns`). Check results never leave the server: the
 step reward, and the final score in ``state()`` once the episode is over.
+
+A client that goes away without closing its session (a process that exits, a dropped
+connection) ends that session like a close does: its episode is dropped and its slot freed,
+with one line on the ``vibelife_env.integrations.openenv`` logger instead of a traceback.
 """
 
 from __future__ import annotations
 
+import contextlib
+import json
+import logging
 import re
 from typing import Any, ClassVar
 
@@ -38,11 +45,14 @@ from openenv.core.env_server.http_server import create_app as _create_app
 from openenv.core.env_server.interfaces import Environment
 from openenv.core.env_server.types import Action, EnvironmentMetadata, Observation, State
 from pydantic import Field
+from starlette.websockets import WebSocketDisconnect
 
 from vibelife_env.env import VERSION
 from vibelife_env.episode import agent_view
 from vibelife_env.integrations.session import make_env
 from vibelife_env.integrations.turns import start_state
+
+logger = logging.getLogger(__name__)
 
 __all__ = [
     "VibeLifeAction",
@@ -209,15 +219,63 @@ def environment_class(env_id: str) -> type[VibeLifeEnvironment]:
     return type(f"VibeLifeEnvironment_{slug}", (VibeLifeEnvironment,), {"default_env_id": env_id})
 
 
+class DisconnectsEndSessions:
+    """ASGI middleware: a WebSocket client that left without closing ends its session quietly.
+
+    openenv's ``/ws`` handler frees the session (its env) in a ``finally`` and then closes
+    the socket; when the client is already gone that close raises ``WebSocketDisconnect``,
+    which uvicorn would log as a ~50-line "Exception in ASGI application" traceback. Here it
+    is the end of that session: one log line, or none when the client had sent its
+    ``close`` message first (it then only hung up before the server's close went out).
+    Anything else propagates unchanged.
+    """
+
+    def __init__(self, app: Any) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if scope.get("type") != "websocket":
+            await self.app(scope, receive, send)
+            return
+        closed = False
+
+        async def watched() -> Any:
+            nonlocal closed
+            message = await receive()
+            text = message.get("text") if message.get("type") == "websocket.receive" else None
+            if text and '"close"' in text:
+                with contextlib.suppress(ValueError, AttributeError):
+                    closed = closed or json.loads(text).get("type") == "close"
+            return message
+
+        try:
+            await self.app(scope, watched, send)
+        except WebSocketDisconnect as exc:
+            if closed:
+                return
+            client = scope.get("client") or ("?", "?")
+            logger.info(
+                "session of %s:%s ended: the client disconnected without closing (code %s); its episode is dropped",
+                client[0],
+                client[1],
+                exc.code,
+            )
+
+
 def create_app(env_id: str, max_sessions: int = 64) -> Any:
-    """The OpenEnv FastAPI app serving ``env_id`` (up to ``max_sessions`` WebSocket sessions)."""
-    return _create_app(
+    """The OpenEnv FastAPI app serving ``env_id`` (up to ``max_sessions`` WebSocket sessions).
+
+    A client disconnect ends its session with one log line (:class:`DisconnectsEndSessions`).
+    """
+    app = _create_app(
         environment_class(env_id),
         VibeLifeAction,
         VibeLifeObservation,
         env_name="vibelife",
         max_concurrent_envs=max_sessions,
     )
+    app.add_middleware(DisconnectsEndSessions)
+    return app
 
 
 class VibeLifeEnvClient(EnvClient[VibeLifeAction, VibeLifeObservation, VibeLifeState]):

@@ -97,10 +97,23 @@ class EpisodeSession:
         self.started = False
 
     # ------------------------------------------------------------------ lifecycle
-    def start(self, seed: int | None = 0, snapshot: EnvSnapshot | None = None) -> str:
-        """Reset (or resume ``snapshot``); returns the open turn's event text."""
+    def start(self, seed: int | None = 0, snapshot: EnvSnapshot | None = None, instance: int | None = None) -> str:
+        """Reset (or resume ``snapshot``); returns the open turn's event text.
+
+        ``instance`` serves that instance of a scenario family (a test instance 0-3, or a
+        train seed on the train split) instead of the one ``seed`` picks.
+
+        Raises:
+            ValueError: ``instance`` for a single task, or out of the family's range.
+        """
         if snapshot is not None:
             obs, info = self.env.reset(options={"snapshot": snapshot})
+        elif instance is not None:
+            if not self.is_family:
+                raise ValueError(
+                    f"{self.env_id or self.env.task.id} is a single task: instance is for scenario families"
+                )
+            obs, info = self.env.reset(seed=seed, options={"instance": int(instance)})
         else:
             obs, info = self.env.reset(seed=seed)
         self.last_info = info
@@ -110,6 +123,13 @@ class EpisodeSession:
         self.started = True
         self.event = event_text(obs) or None
         return self.event or ""
+
+    @property
+    def is_family(self) -> bool:
+        """True when the env is a scenario family (it serves instances; see :meth:`start`)."""
+        from vibelife_env.families.env import FamilyEnv
+
+        return isinstance(self.env, FamilyEnv)
 
     @property
     def done(self) -> bool:
