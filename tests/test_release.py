@@ -665,7 +665,7 @@ def test_real_checkout_rubrics_use_only_what_the_env_offers():
 
 
 # ------------------------------------------- a scripted agent over the checkout (issue #29)
-def _drive(env: gym.Env, turn: Any) -> list[str]:
+def drive(env: gym.Env, turn: Any) -> list[str]:
     """Play ``turn(event_id, info)`` (a generator per turn that yields actions and receives the
     first tool result of each) to the end; the check errors the episode reported."""
     _, info = env.reset(seed=0)
@@ -809,7 +809,7 @@ def test_real_checkout_rubric_inputs_with_holds_status_and_wakeups(eid):
     env = gym.make(eid).unwrapped
     env.reset(seed=0)
     probe = ReleaseProbe(env)
-    assert _drive(env, probe.turn) == [], eid
+    assert drive(env, probe.turn) == [], eid
     task, record = env.task, env.record
     runtime = ReleaseRuntime.for_task(task)
     shape = task.release.trace

@@ -29,9 +29,8 @@ import pytest
 import vibelife_env
 from tests.conftest import SHANGHAI
 from tests.services.test_flight_booking import CARD, CONTACT, FAMILY, SEED, _offer, _set_now
-from tests.test_release import DATA, EXTRACTORS, TEA, TEA_ID
+from tests.test_release import DATA, EXTRACTORS, TEA, TEA_ID, drive
 from vibelife_env.clock import VirtualClock
-from vibelife_env.episode import tool_result
 from vibelife_env.release.rubric_env import RubricEnv
 from vibelife_env.release.runtime import RESPONSE_SEPARATOR, ReleaseRuntime
 from vibelife_env.release.trace import trace_rows
@@ -244,7 +243,7 @@ class TeaTraveller:
     def __init__(self) -> None:
         self.seen: dict[str, Any] = {}
 
-    def turn(self, event_id: str) -> Generator[dict[str, Any], Any, None]:
+    def turn(self, event_id: str, info: dict[str, Any] | None = None) -> Generator[dict[str, Any], Any, None]:
         if event_id == "e0_hello":
             offers = yield _call("flight_booking__search_flights", **SEARCH)
             hold = yield _call(
@@ -282,30 +281,10 @@ def _reply(text: str) -> dict[str, Any]:
     return {"tool_calls": [], "reply": text}
 
 
-def _drive(env: gym.Env, agent: TeaTraveller) -> list[str]:
-    """Play ``agent`` to the end; the check errors the episode reported."""
-    _, info = env.reset(seed=0)
-    errors: list[str] = []
-    current, gen, result = None, None, None
-    while True:
-        if info["event_id"] != current:
-            current, gen = info["event_id"], agent.turn(str(info["event_id"]))
-            action = next(gen)
-        else:
-            assert gen is not None
-            action = gen.send(result)
-        obs, _, terminated, truncated, info = env.step(action)
-        errors += info["check_errors"]
-        results = [tool_result(m["content"]) for m in obs["messages"] if m["role"] == "tool"]
-        result = results[0] if results else None
-        if terminated or truncated:
-            return errors
-
-
 def test_public_bundle_runs_the_release_profile_and_keeps_wakeups_out_of_its_stage_files(ids, tmp_path):
     env = gym.make(TEA_ID, task_dir=str(_flight_bundle(tmp_path))).unwrapped
     agent = TeaTraveller()
-    assert _drive(env, agent) == [BROKEN]
+    assert drive(env, agent.turn) == [BROKEN]
     assert type(env.world.services["flight_booking"]) is ReleaseFlightBookingService
     shown = next(t for t in env.tool_schemas() if t["function"]["name"] == "flight_booking__create_booking")
     assert shown["function"]["description"] == ReleaseFlightBookingService.tools["create_booking"].description
@@ -348,7 +327,7 @@ def test_the_same_bundle_without_its_runner_is_ours(ids, tmp_path):
     """Without ``task.py`` the bundle is one of our own: ours holds lapse, status refuses the date."""
     env = gym.make(TEA_ID, task_dir=str(_flight_bundle(tmp_path, runner=False))).unwrapped
     agent = TeaTraveller()
-    _drive(env, agent)
+    drive(env, agent.turn)
     assert env.task.release is None and type(env.world.services["flight_booking"]) is FlightBookingService
     assert agent.seen["status"]["code"] == "FLIGHT_NOT_FOUND"
     assert agent.seen["hold"]["hold_expires_at"] == "2026-03-03T09:00:00+08:00"

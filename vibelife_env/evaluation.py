@@ -134,12 +134,16 @@ def _check_order(c: Mapping[str, Any]) -> tuple[int, int, str]:
 
 def stage_curve(result: EpisodeResult, stages: Sequence[int]) -> list[dict[str, Any]]:
     """Cumulative score (0-100) after each stage closes, then after the end tiers ("end")."""
-    total = sum(c["weight"] for c in result.checks)
+    return _curve(*_earned(result), stages)
+
+
+def _earned(result: EpisodeResult) -> tuple[float, dict[Any, float]]:
+    """A run's total weight and the weight it earned per stage (end tiers under ``"end"``)."""
     earned_by: dict[Any, float] = defaultdict(float)
     for c in result.checks:
         if c["passed"]:
             earned_by[c["stage"] if c["tier"] == "stage" else "end"] += c["weight"]
-    return _curve(total, earned_by, stages)
+    return sum(c["weight"] for c in result.checks), dict(earned_by)
 
 
 def check_turn(turn_stages: Sequence[int], check: Mapping[str, Any]) -> int | None:
@@ -252,12 +256,8 @@ class Summary:
         t["errors"].update(r.mutation_errors, r.check_errors)
         info = self.infos.get(r.task_id)
         domain = info.domain if info else r.task_id.split("/", 1)[0]
-        total = sum(c["weight"] for c in r.checks)
-        earned: dict[Any, float] = defaultdict(float)
         for c in r.checks:
             ok = int(bool(c["passed"]))
-            if ok:
-                earned[c["stage"] if c["tier"] == "stage" else "end"] += c["weight"]
             axes = self._axes.get((r.task_id, c["id"]))
             if axes is None:
                 axes = self._axes[(r.task_id, c["id"])] = capability_axes(
@@ -270,7 +270,7 @@ class Summary:
                 t["stages"].add(c["stage"])
                 t["position"][c["stage"]][0] += ok
                 t["position"][c["stage"]][1] += 1
-        t["earned"].append((total, dict(earned)))
+        t["earned"].append(_earned(r))
         t["grid"].add(r)
 
     def _info(self, task_id: str) -> TaskInfo:

@@ -221,7 +221,7 @@ def the_purchase(ctx: Any, story: PurchaseStory) -> dict[str, Any] | None:
     ok = (
         len(lines) == 1
         and lines[0]["qty"] == 1
-        and lines[0]["product_id"] in valid_ids_at_purchase(ctx, story, int(lines[0]["unit_price_minor"]), sound=False)
+        and lines[0]["product_id"] in valid_ids_at_purchase(ctx, story, int(lines[0]["unit_price_minor"]))
         and int(o["total_minor"]) <= story.budget * 100
         and by_card(o["payment_method"])
         and at is not None
@@ -230,15 +230,11 @@ def the_purchase(ctx: Any, story: PurchaseStory) -> dict[str, Any] | None:
     return o if ok else None
 
 
-def valid_ids_at_purchase(ctx: Any, story: PurchaseStory, paid: int, sound: bool = True) -> set[str]:
-    """Valid models judged at the price paid (a later price drop does not change what was valid);
-    ``sound=False`` leaves recalled and faulty models in (see :func:`the_purchase`)."""
-    skip = recalled(ctx) | faulty(ctx, story) if sound else set()
-    return {
-        p.product_id
-        for p in story.products
-        if p.product_id not in skip and story.meets(p.attrs) and paid + SHIPPING <= story.budget * 100
-    }
+def valid_ids_at_purchase(ctx: Any, story: PurchaseStory, paid: int) -> set[str]:
+    """Models that meet the requirements within the budget at the price paid (a later price drop
+    does not change what was valid). Recalls and fault reports are not judged here (see
+    :func:`the_purchase`)."""
+    return {p.product_id for p in story.products if story.meets(p.attrs) and paid + SHIPPING <= story.budget * 100}
 
 
 def card_post(ctx: Any, story: PurchaseStory, tx_id: str, amount: int, merchant: str, kind: str = "purchase") -> None:
