@@ -51,12 +51,21 @@ class ProbeBlast:
 
 
 def skipping(oracle: type, footprint: Any) -> type:
-    """The oracle class without ``footprint``'s steps (its turns run the others, then reply)."""
-    mine = footprint.steps
-    steps = {
-        event_id: [f for f in fns if not any(f is g for g in mine.get(event_id, ()))]
-        for event_id, fns in getattr(oracle, "steps", {}).items()
-    }
+    """The oracle class without ``footprint``'s steps: its turns run the others, and where the
+    probe names what an agent that misses it still does (``footprint.instead``, e.g. buying
+    the leg plainly when the probe is a fare hold), that runs in the first skipped step's place."""
+    mine, instead = footprint.steps, getattr(footprint, "instead", {})
+    steps: dict[str, list[Any]] = {}
+    for event_id, fns in getattr(oracle, "steps", {}).items():
+        kept: list[Any] = []
+        placed = False
+        for f in fns:
+            if not any(f is g for g in mine.get(event_id, ())):
+                kept.append(f)
+            elif not placed:
+                kept.extend(instead.get(event_id, ()))
+                placed = True
+        steps[event_id] = kept
     return type(f"Skip{oracle.__name__}", (oracle,), {"steps": steps})
 
 

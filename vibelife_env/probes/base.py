@@ -43,6 +43,10 @@ class Slot:
     events: list[dict[str, Any]]
     steps: dict[str, list[Step]] = field(default_factory=dict)
     owner: str | None = None  # the probe that placed it (see :attr:`Probe.footprint_label`)
+    #: Per event id, what an agent that misses this motif still does in its place: a probe
+    #: whose handling is also the trip's main action (a held fare that is the leg's ticket)
+    #: books it the plain way here. The blast-radius gate plays these instead of ``steps``.
+    instead: dict[str, list[Step]] = field(default_factory=dict)
 
     @property
     def when(self) -> datetime:
@@ -179,6 +183,7 @@ class Footprint:
 
     checks: set[str] = field(default_factory=set)
     steps: dict[str, list[Step]] = field(default_factory=dict)
+    instead: dict[str, list[Step]] = field(default_factory=dict)  # see :attr:`Slot.instead`
 
 
 def footprint(b: TaskBuilder, label: str) -> Footprint:
@@ -191,6 +196,7 @@ def record_steps(b: TaskBuilder, slot: Slot) -> None:
     """Note a probe's slot's oracle steps on its footprint (a skeleton's slot has no owner)."""
     if slot.owner is None:
         return
-    mine = footprint(b, slot.owner).steps
-    for event_id, fns in slot.steps.items():
-        mine.setdefault(event_id, []).extend(f for f in fns if f not in mine.get(event_id, []))
+    fp = footprint(b, slot.owner)
+    for table, mine in ((slot.steps, fp.steps), (slot.instead, fp.instead)):
+        for event_id, fns in table.items():
+            mine.setdefault(event_id, []).extend(f for f in fns if f not in mine.get(event_id, []))

@@ -1289,13 +1289,24 @@ def rail_booked(ctx: Any, story: RailStory) -> bool:
         legs = all(
             (leg.origin.name, leg.dest.name, leg.day) in bought for leg in story.legs if story.due(leg) <= ctx.now
         )
-        cities = hotel_cities(ctx)
-        reserved = {
-            (cities.get(c.row["hotel_id"]), c.row["check_in"]) for c in charges(ctx, story) if c.kind == "hotel"
-        }
-        stays = all((st.city.name, st.check_in.isoformat()) in reserved for st in story.stays)
-        ctx.memo[key] = legs and stays
+        ctx.memo[key] = legs and stays_reserved(ctx, story)
     return bool(ctx.memo[key])
+
+
+def stays_reserved(ctx: Any, story: Tour) -> bool:
+    """Every stay of the first plan has had a reservation made in its city for some of its
+    nights, whatever has happened to it since: walked, cancelled or moved by a replan
+    (engagement, not correctness: that is :func:`stay_ok`'s rule)."""
+    cities = hotel_cities(ctx)
+    held = [
+        (cities.get(c.row["hotel_id"]), str(c.row["check_in"]), str(c.row["check_out"]))
+        for c in charges(ctx, story)
+        if c.kind == "hotel"
+    ]
+    return all(
+        any(city == st.city.name and a < st.check_out.isoformat() and st.check_in.isoformat() < b for city, a, b in held)
+        for st in story.stays
+    )
 
 
 def leg_day_label(story: RailStory, leg: Leg) -> dict[str, str]:

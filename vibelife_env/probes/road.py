@@ -62,6 +62,7 @@ from vibelife_env.probes.rail import (
     stage_called,
     stay_ok,
     stays_ok,
+    stays_reserved,
 )
 
 IDP = text.Phrases(["international driving permit", "IDP", "driving permit", "国际驾照", "国际驾驶许可"])
@@ -389,8 +390,8 @@ class CarHeld:
     row: dict[str, Any] = field(repr=False, default_factory=dict)
 
 
-def cars(ctx: Any, story: RoadStory) -> list[CarHeld]:
-    """Live rental bookings made during the task."""
+def cars(ctx: Any, story: RoadStory, live: bool = True) -> list[CarHeld]:
+    """Rental bookings made during the task (only the live ones unless ``live`` is false)."""
     rows = ctx.sql(
         "car_rental",
         "SELECT b.*, o.vehicle_id FROM bookings b JOIN rental_offers o ON o.offer_id = b.offer_id ORDER BY b.created_at, b.booking_ref",
@@ -398,7 +399,9 @@ def cars(ctx: Any, story: RoadStory) -> list[CarHeld]:
     out = []
     for r in rows:
         created = state.when(r["created_at"], story.tz)
-        if created is None or created < story.kickoff or str(r["status"]).lower() in ("cancelled", "no_show"):
+        if created is None or created < story.kickoff:
+            continue
+        if live and str(r["status"]).lower() in ("cancelled", "no_show"):
             continue
         names = tuple(str(d.get("name", "")) for d in json.loads(r["drivers_json"] or "[]") if isinstance(d, dict))
         out.append(
@@ -450,10 +453,22 @@ def car_all_in(ctx: Any, story: RoadStory, offer_id: str) -> float | None:
 
 
 def road_booked(ctx: Any, story: RoadStory) -> bool:
-    """The car and every stay of the plan in force are booked validly (from the go-ahead on)."""
+    """The trip is under way: from the go-ahead on, a car has been rented and every stay of
+    the first plan had a reservation made, whatever has happened to them since.
+
+    The prerequisite of the checks that only mean something on a trip that is being run
+    (quiet turns, guards, answers about it). Whether the car or a stay is still right is
+    :func:`car_ok`'s and :func:`~vibelife_env.probes.rail.stay_ok`'s rule, which the checks
+    about them call: a walked stay or a closure left unhandled fails its own checks, not
+    every check gated here.
+    """
     key = ("road", "booked", ctx.now)
     if key not in ctx.memo:
-        ctx.memo[key] = ctx.now >= story.extras["go_ahead"] and car_ok(ctx, story) and stays_ok(ctx, story)
+        ctx.memo[key] = (
+            ctx.now >= story.extras["go_ahead"]
+            and bool(cars(ctx, story, live=False))
+            and stays_reserved(ctx, story)
+        )
     return bool(ctx.memo[key])
 
 
