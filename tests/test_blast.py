@@ -6,8 +6,10 @@ import gymnasium as gym
 import pytest
 
 import vibelife_env
-from vibelife_env.blast import BLAST_MAX, blast_radius
+from vibelife_env.blast import BLAST_MAX, blast_radius, skipping
 from vibelife_env.env import base_env
+from vibelife_env.probes.base import Footprint
+from vibelife_env.validation import blast_problems, validate_env
 
 FAMILY_IDS = [i for i in vibelife_env.registered_ids() if "family_dir" in gym.registry[i].kwargs]
 
@@ -44,3 +46,48 @@ def test_skipping_a_probe_costs_its_own_checks_not_the_shared_gate(env_id: str, 
     assert b.own, "skipping the probe must cost its own checks"
     assert b.stage_points <= BLAST_MAX, b.outside
     assert all(x.score < 100 for x in blasts.values())  # every probe's handling is worth something
+
+
+def test_a_skip_plays_what_the_probe_names_in_its_place() -> None:
+    """``Slot.instead``: the skipped probe's steps go, its stand-in takes the first one's place."""
+
+    def mine(agent, text):  # pragma: no cover - never called
+        yield {}
+
+    def other(agent, text):  # pragma: no cover
+        yield {}
+
+    def plain(agent, text):  # pragma: no cover
+        yield {}
+
+    Oracle = type("Oracle", (), {"steps": {"e1": [other, mine, other], "e2": [mine], "e3": [other]}})
+
+    fp = Footprint(checks={"c"}, steps={"e1": [mine], "e2": [mine]}, instead={"e1": [plain]})
+    skipped = skipping(Oracle, fp)
+    assert skipped.steps == {"e1": [other, plain, other], "e2": [], "e3": [other]}
+    assert Oracle.steps["e1"] == [other, mine, other]  # the oracle class itself is untouched
+
+
+@pytest.mark.gates
+@pytest.mark.parametrize(("env_id", "seed"), [(e, s) for e in FAMILY_IDS for s in range(4)])
+def test_no_skipped_probe_costs_other_stage_checks_on_train_seeds(env_id: str, seed: int) -> None:
+    """The blast-radius gate on four train seeds of every family (200 instances; the test
+    instances run it inside ``validate_env``, in tests/test_families.py)."""
+    blasts = blast_radius(env_id, 0, {"split": "train", "instance": seed})
+    assert not blast_problems(blasts), blast_problems(blasts)
+
+
+def test_validate_gates_the_blast_radius_and_prints_it_on_request(capsys) -> None:
+    from vibelife_env.cli import main as cli_main
+
+    family = ["validate", "--family", "VibeLife-shopping-ebike-v0", "--seeds", "0:1"]
+    assert cli_main([*family, "--blast"]) == 0
+    out = capsys.readouterr().out
+    assert "skipped probe" in out and "other stage" in out
+    assert cli_main([*family, "--no-blast"]) == 0
+    assert "skipped probe" not in capsys.readouterr().out
+    v = validate_env("VibeLife-shopping-ebike-v0", env_kwargs={"split": "test", "instance": 0})
+    assert v.ok and v.blasts and all(b.own for b in v.blasts)
+    assert not validate_env(
+        "VibeLife-shopping-ebike-v0", env_kwargs={"split": "test", "instance": 0}, blast=False
+    ).blasts

@@ -15,7 +15,12 @@ this run failed:
   judged again at the end ("the rooms are right at the end").
 
 :data:`BLAST_MAX` is the bound the gate holds each probe's outside stage-tier loss to.
-``vibelife validate --blast`` prints the table and fails an instance above the bound.
+``vibelife validate`` fails a family instance above the bound (``--blast`` prints the table).
+
+A probe whose handling is also the instance's main action (a held fare that is the leg's
+ticket) names what an agent that misses the motif still does in its place
+(:attr:`~vibelife_env.probes.base.Slot.instead`: buy the leg at the plain fare); the skip
+plays that instead of nothing, so the gate measures the motif, not the trip.
 """
 
 from __future__ import annotations
@@ -41,6 +46,7 @@ class ProbeBlast:
     score: float
     own: list[str] = field(default_factory=list)
     outside: dict[str, float] = field(default_factory=dict)  # check id -> points lost
+    stage: list[str] = field(default_factory=list)  # the stage-tier ones among them (gated)
     stage_points: float = 0.0
     end_points: float = 0.0
 
@@ -95,7 +101,8 @@ def blast_radius(env_id: str, seed: int = 0, env_kwargs: dict[str, Any] | None =
         lost = [c["id"] for c in result.checks if not c["passed"]]
         blast = ProbeBlast(label, result.score, own=[c for c in lost if c in footprint.checks])
         blast.outside = {c: 100.0 * weight[c] / total for c in lost if c not in footprint.checks}
-        blast.stage_points = sum(p for c, p in blast.outside.items() if tier[c] == "stage")
+        blast.stage = [c for c in blast.outside if tier[c] == "stage"]
+        blast.stage_points = sum(blast.outside[c] for c in blast.stage)
         blast.end_points = sum(p for c, p in blast.outside.items() if tier[c] != "stage")
         out.append(blast)
     return out

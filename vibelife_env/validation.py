@@ -14,7 +14,10 @@ valid path, and for nothing else. :func:`validate_env` runs, on one env id:
 - **ablations** (``ABLATIONS``: ``stale``, ``reckless``): each loses at least 25 points;
 - **reasons**: in the null agent's run and every variant's, every failed check has a
   description and says why it failed (a reason other than
-  :data:`~vibelife_env.checks.scoring.UNEXPLAINED`).
+  :data:`~vibelife_env.checks.scoring.UNEXPLAINED`);
+- **blast radius** (scenario-family instances): the oracle played without each probe's
+  handling loses at most :data:`~vibelife_env.blast.BLAST_MAX` points of other stage-tier
+  checks (:mod:`vibelife_env.blast`): a check fails only for its own reason.
 
 A task without variants fails: without them nothing shows the checks accept more than the
 oracle's own path.
@@ -32,6 +35,7 @@ import gymnasium as gym
 from vibelife_env.agents import make_agent
 from vibelife_env.agents.adversaries import OraclePlusPolling
 from vibelife_env.agents.oracle import load_oracle, oracle_family
+from vibelife_env.blast import BLAST_MAX, ProbeBlast, blast_radius
 from vibelife_env.checks.scoring import UNEXPLAINED
 from vibelife_env.env import base_env
 from vibelife_env.rollout import EpisodeResult, run_episode
@@ -105,6 +109,7 @@ class Validation:
     env_id: str
     runs: list[PolicyRun] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
+    blasts: list[ProbeBlast] = field(default_factory=list)  # one per probe (family instances)
 
     @property
     def ok(self) -> bool:
@@ -151,7 +156,11 @@ def policies(task: Any) -> list[tuple[str, str, Gate, Callable[[], Any], bool]]:
 
 
 def validate_env(
-    env_id: str, seed: int = 0, only: set[str] | None = None, env_kwargs: dict[str, Any] | None = None
+    env_id: str,
+    seed: int = 0,
+    only: set[str] | None = None,
+    env_kwargs: dict[str, Any] | None = None,
+    blast: bool = True,
 ) -> Validation:
     """Run every gate of the module docstring on one env id.
 
@@ -160,6 +169,7 @@ def validate_env(
         seed: Reset seed of every episode.
         only: Run only these policies (the oracle always runs: the ``loss`` gates need it).
         env_kwargs: Extra ``gym.make`` arguments (a family's ``split`` and ``instance``).
+        blast: Run the blast-radius gate on a task with probe footprints (a family instance).
     """
     kwargs = dict(env_kwargs or {})
     out = Validation(env_id + (f"[{kwargs.get('split', 'test')}:{kwargs['instance']}]" if "instance" in kwargs else ""))
@@ -204,6 +214,22 @@ def validate_env(
             )
             out.problems.append(f"{name} ({role}) scores {run.score:.2f}, gate {gate.describe()}; {detail}")
         out.runs.append(run)
+    if blast and task.footprints and abs(oracle_score - ORACLE_SCORE) <= 1e-9:
+        out.blasts = blast_radius(env_id, seed, kwargs)
+        out.problems.extend(blast_problems(out.blasts))
+    return out
+
+
+def blast_problems(blasts: list[ProbeBlast]) -> list[str]:
+    """One problem per probe whose skip costs other stage checks more than :data:`BLAST_MAX`."""
+    out = []
+    for b in blasts:
+        if not b.ok:
+            worst = sorted(((c, b.outside[c]) for c in b.stage), key=lambda kv: -kv[1])[:4]
+            out.append(
+                f"skipping {b.probe} costs {b.stage_points:.2f} points of other stage checks (bound {BLAST_MAX:g}): "
+                + ", ".join(f"{c} {p:.2f}" for c, p in worst)
+            )
     return out
 
 

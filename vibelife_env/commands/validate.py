@@ -3,9 +3,9 @@ variants, adversaries, ablations). ``--suite vibelife-200`` validates every test
 every shipped scenario family.
 
 Prints one table per task (policy, role, score, gate, verdict) and a summary; exits 1 when
-any gate fails. ``--json FILE`` also writes every run. ``--blast`` adds, for family
-instances, the blast-radius table (:mod:`vibelife_env.blast`): what skipping each probe
-costs the other probes' checks.
+any gate fails. ``--json FILE`` also writes every run. On a family instance the gates
+include the blast radius (:mod:`vibelife_env.blast`: what skipping each probe costs the
+other probes' checks); ``--blast`` prints its table, ``--no-blast`` leaves the gate out.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from pathlib import Path
 import gymnasium as gym
 
 import vibelife_env
-from vibelife_env.blast import BLAST_MAX, blast_radius
+from vibelife_env.blast import BLAST_MAX
 from vibelife_env.commands import CLIError, check_env_ids
 from vibelife_env.registration import builtin_tasks_dir
 from vibelife_env.validation import family_instances, validate_env
@@ -34,12 +34,14 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--only", nargs="*", default=None, help="run only these policies (the oracle always runs)")
     p.add_argument("--json", type=Path, default=None, help="also write every run to this JSON file")
     p.add_argument("--quiet", action="store_true", help="print only the summary line per task")
-    p.add_argument(
+    blast = p.add_mutually_exclusive_group()
+    blast.add_argument(
         "--blast",
         action="store_true",
-        help="family instances: also play the oracle without each probe's steps and fail a probe whose skip "
-        f"costs other probes' stage checks more than {BLAST_MAX:g} points (vibelife_env.blast)",
+        help="print the blast-radius table of family instances (the gate runs without this flag too: the oracle "
+        f"without each probe's steps may cost other probes' stage checks at most {BLAST_MAX:g} points)",
     )
+    blast.add_argument("--no-blast", action="store_true", help="leave the blast-radius gate out (faster)")
 
 
 def own_task_ids() -> list[str]:
@@ -82,8 +84,10 @@ def main(args: argparse.Namespace) -> int:
     failed = 0
     report = []
     for env_id, kwargs in runs:
-        v = validate_env(env_id, args.seed, set(args.only) if args.only is not None else None, kwargs)
-        blasts = _blast(env_id, args.seed, kwargs, v.problems) if getattr(args, "blast", False) else []
+        v = validate_env(
+            env_id, args.seed, set(args.only) if args.only is not None else None, kwargs, blast=not args.no_blast
+        )
+        blasts = v.blasts
         failed += not v.ok
         report.append(
             {
@@ -99,7 +103,7 @@ def main(args: argparse.Namespace) -> int:
             print(f"  {'policy':<18}{'role':<11}{'score':>8}  {'gate':<13}verdict")
             for r in v.runs:
                 print(f"  {r.name:<18}{r.role:<11}{r.score:>8.2f}  {r.gate.describe():<13}{'ok' if r.ok else 'FAIL'}")
-            if blasts:
+            if blasts and args.blast:
                 print(f"  {'skipped probe':<40}{'score':>8}{'own':>5}{'other stage':>13}{'end tiers':>11}")
                 for b in blasts:
                     print(f"  {b.probe:<40}{b.score:>8.2f}{len(b.own):>5}{b.stage_points:>13.2f}{b.end_points:>11.2f}")
@@ -109,22 +113,3 @@ def main(args: argparse.Namespace) -> int:
         args.json.write_text(json.dumps(report, indent=2, default=str), encoding="utf-8")
     print(f"{len(runs) - failed}/{len(runs)} tasks pass every gate")
     return 1 if failed else 0
-
-
-def _blast(env_id: str, seed: int, kwargs: dict, problems: list[str]) -> list:
-    """The instance's blast radius (none for a task without probes); a probe over the bound is a problem."""
-    if "instance" not in kwargs:
-        return []
-    try:
-        blasts = blast_radius(env_id, seed, kwargs)
-    except ValueError as exc:
-        problems.append(f"blast radius: {exc}")
-        return []
-    for b in blasts:
-        if not b.ok:
-            worst = sorted(b.outside.items(), key=lambda kv: -kv[1])[:4]
-            problems.append(
-                f"skipping {b.probe} costs {b.stage_points:.2f} points of other stage checks (bound {BLAST_MAX:g}): "
-                + ", ".join(f"{c} {p:.2f}" for c, p in worst)
-            )
-    return blasts
