@@ -9,6 +9,9 @@ valid path, and for nothing else. :func:`validate_env` runs, on one env id:
   more must not cost);
 - the bundle's **variants** (``VARIANTS`` in ``oracle.py``: paraphrased text, other valid
   choices, other tool paths, acting earlier), strict mutations: each at least 97;
+- the **tool paths** generated from the services (:mod:`vibelife_env.agents.paths`: a flight
+  held then bought, a note appended to its parent page as blocks, a reply sent as a new
+  mail...), each on the oracle wherever it makes the call the path rewrites: exactly 100;
 - **adversaries**: ``null``, ``polling``, ``stuffer``, ``narrator``, ``sprayer``,
   ``destroyer``, ``quarantine``, ``copier``, ``asker``, ``spender``: each at most 5;
 - **ablations** (``ABLATIONS``: ``stale``, ``reckless``): each loses at least 25 points;
@@ -35,6 +38,7 @@ import gymnasium as gym
 from vibelife_env.agents import make_agent
 from vibelife_env.agents.adversaries import OraclePlusPolling
 from vibelife_env.agents.oracle import load_oracle, oracle_family
+from vibelife_env.agents.paths import PATHS, CallLog, PathVariant
 from vibelife_env.blast import BLAST_MAX, ProbeBlast, blast_radius
 from vibelife_env.checks.scoring import UNEXPLAINED
 from vibelife_env.env import base_env
@@ -135,6 +139,10 @@ def _episode(
     return run_episode(env, agent, seed=seed, record=False)
 
 
+def _path_variant(task: Any, path: str) -> PathVariant:
+    return PathVariant(load_oracle(task), path)
+
+
 def policies(task: Any) -> list[tuple[str, str, Gate, Callable[[], Any], bool]]:
     """``(name, role, gate, make_agent, strict_mutations)`` for every policy the gates run on ``task``.
 
@@ -181,13 +189,20 @@ def validate_env(
     if not any(role == "variant" and name != "oracle+polling" for name, role, *_ in plan):
         out.problems.append("no VARIANTS in oracle.py: nothing shows the checks accept other valid behaviour")
     oracle_score = ORACLE_SCORE
-    for name, role, gate, build, strict in plan:
+    called = CallLog(load_oracle(task))
+    paths: list[tuple[str, str, Gate, Callable[[], Any], bool]] = [
+        (f"oracle~{p.name}", "variant", Gate("exact", ORACLE_SCORE), partial(_path_variant, task, p.name), True)
+        for p in PATHS.values()
+    ]
+    for name, role, gate, build, strict in [*plan, *paths]:
         if only is not None and name != "oracle" and name not in only:
             continue
+        if name.startswith("oracle~") and PATHS[name[len("oracle~") :]].tool not in called.tools:
+            continue  # the oracle never makes the call this path rewrites
         run = PolicyRun(name, role, gate)
         explained = role in EXPLAINED_ROLES or name == "null"
         try:
-            result = _episode(env_id, build(), seed, strict, kwargs, explained)
+            result = _episode(env_id, called if name == "oracle" else build(), seed, strict, kwargs, explained)
         except Exception as exc:  # a policy or a strict mutation failing is a finding, not a crash
             run.note = f"{type(exc).__name__}: {exc}"[:300]
             out.runs.append(run)

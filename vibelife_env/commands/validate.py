@@ -100,9 +100,9 @@ def main(args: argparse.Namespace) -> int:
         )
         print(f"{v.env_id}: {'ok' if v.ok else 'FAIL'}")
         if not args.quiet:
-            print(f"  {'policy':<18}{'role':<11}{'score':>8}  {'gate':<13}verdict")
+            print(f"  {'policy':<26}{'role':<11}{'score':>8}  {'gate':<13}verdict")
             for r in v.runs:
-                print(f"  {r.name:<18}{r.role:<11}{r.score:>8.2f}  {r.gate.describe():<13}{'ok' if r.ok else 'FAIL'}")
+                print(f"  {r.name:<26}{r.role:<11}{r.score:>8.2f}  {r.gate.describe():<13}{'ok' if r.ok else 'FAIL'}")
             if blasts and args.blast:
                 print(f"  {'skipped probe':<40}{'score':>8}{'own':>5}{'other stage':>13}{'end tiers':>11}")
                 for b in blasts:
