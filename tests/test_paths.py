@@ -86,7 +86,7 @@ def test_the_wrapped_agent_sees_only_the_result_of_the_call_it_made() -> None:
     assert agent.rewrites == 1
     assert "error" not in agent.agent.memory["got"]
     assert agent.agent.memory["text"].endswith("- bought milk\n")
-    assert agent._view(info)["tool_calls"] == info["tool_calls"] - 1  # the read it did not make is hidden
+    assert agent._view({"tool_calls": 3})["tool_calls"] == 2  # the read it did not make is hidden
 
 
 def test_validate_runs_a_path_only_where_the_oracle_makes_its_call() -> None:
@@ -100,4 +100,55 @@ def test_validate_runs_a_path_only_where_the_oracle_makes_its_call() -> None:
 def test_an_unknown_path_is_named() -> None:
     with pytest.raises(ValueError, match=r"unknown tool path 'teleport'.*hold-then-ticket"):
         PathVariant(load_oracle(base_env(gym.make(ERRANDS)).task), "teleport")
-    assert set(PATHS) == {"hold-then-ticket", "note-as-blocks", "append-as-rewrite", "reply-as-new-mail"}
+    assert set(PATHS) == {
+        "hold-then-ticket",
+        "note-as-blocks",
+        "append-as-rewrite",
+        "move-as-recreate",
+        "reply-as-new-mail",
+    }
+
+
+class _Mover(ScriptedAgent):
+    """Makes an event, moves it, reads it back by the id it knows, and names that id."""
+
+    def on_S0_user_request(self, text):
+        made = yield self.call(
+            "calendar__create_event",
+            summary="Dentist",
+            start="2026-05-10T09:00:00+08:00",
+            end="2026-05-10T10:00:00+08:00",
+        )
+        self.memory["id"] = made["event_id"]
+        yield self.call("calendar__update_event", event_id=made["event_id"], start="2026-05-11T09:00:00+08:00",
+                        end="2026-05-11T10:00:00+08:00", location="Clinic")  # fmt: skip
+        self.memory["back"] = yield self.call("calendar__get_event", event_id=made["event_id"])
+        yield self.reply(f"Moved {made['event_id']}.")
+
+
+def _drive(agent, env_id: str = ERRANDS):
+    env = gym.make(env_id)
+    obs, info = env.reset(seed=0)
+    agent.reset(info)
+    while True:
+        action = agent.act(obs, info)
+        obs, _, terminated, truncated, info = env.step(action)
+        if action.get("reply") is not None or terminated or truncated:
+            return base_env(env), action
+
+
+def test_move_as_recreate_makes_a_new_event_the_agent_still_knows_by_its_old_id() -> None:
+    inner = _Mover()
+    event = gym.make(ERRANDS).reset(seed=0)[1]["event_id"]
+    inner.__class__ = type("Mover", (_Mover,), {f"on_{event}": _Mover.on_S0_user_request})
+    agent = PathVariant(inner, "move-as-recreate")
+    env, last = _drive(agent)
+    assert agent.rewrites == 1
+    old = inner.memory["id"]
+    rows = env.world.provider("calendar").query(
+        "SELECT event_id, start_dt, location FROM events WHERE summary = 'Dentist'"
+    )
+    assert len(rows) == 1 and rows[0]["event_id"] != old  # the old one is gone, a new one made
+    assert rows[0]["start_dt"].startswith("2026-05-11T09:00") and rows[0]["location"] == "Clinic"
+    assert inner.memory["back"]["event_id"] == old  # the agent reads it back by the id it knows
+    assert last["reply"] == f"Moved {rows[0]['event_id']}."  # and names the world's id to the user

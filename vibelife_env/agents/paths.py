@@ -10,6 +10,9 @@ rewrites each of its calls to one tool into the other calls that reach the same 
 - ``note-as-blocks``: a note written as a new Notion page is appended to the parent page
   as blocks instead (a heading with the page's title, then its content);
 - ``append-as-rewrite``: a workspace append is a read of the file and a write of the whole;
+- ``move-as-recreate``: an event the agent made is moved by creating it anew (its fields,
+  the change applied) and deleting the old one; the agent keeps using the old id, which the
+  wrapper maps to the new one in its later calls and replies;
 - ``reply-as-new-mail``: a reply is a new mail to the sender with a ``Re:`` subject.
 
 The wrapped agent sees the result of the call it made (the ticket, the page it asked for:
@@ -42,11 +45,14 @@ class ToolPath:
     rewrite: Rewrite
     description: str
 
-    def applies(self, call: dict[str, Any]) -> bool:
-        """Whether this path rewrites ``call`` (``{"name", "arguments"}``)."""
+    def applies(self, call: dict[str, Any], own: frozenset[str] | set[str] = frozenset()) -> bool:
+        """Whether this path rewrites ``call`` (``{"name", "arguments"}``); ``own``: the ids of
+        the calendar events the agent created itself (only those are recreated)."""
         if call.get("name") != self.tool:
             return False
         args = call.get("arguments") or {}
+        if self.tool == "calendar__update_event":
+            return args.get("event_id") in own and not args.get("status") and not args.get("calendar_id")
         if self.tool == "flight_booking__create_booking":
             return not args.get("hold")
         if self.tool == "notion__API-post-page":
@@ -113,6 +119,35 @@ def _reply_as_new_mail(args: dict[str, Any]) -> Generator[tuple[str, dict[str, A
     return (yield ("email__send_email", send))
 
 
+@dataclass(frozen=True)
+class Renamed:
+    """A rewrite's result that replaced an object: the agent keeps calling it ``old``."""
+
+    result: Any
+    old: str
+    new: str
+
+
+_EVENT_FIELDS = ("summary", "start", "end", "description", "location", "calendar_id", "attendees", "reminders")
+
+
+def _move_as_recreate(args: dict[str, Any]) -> Generator[tuple[str, dict[str, Any]], Any, Any]:
+    old = yield ("calendar__get_event", {"event_id": args["event_id"]})
+    if _failed(old) or not isinstance(old, dict):
+        return (yield ("calendar__update_event", args))
+    fields = {k: old[k] for k in _EVENT_FIELDS if old.get(k) not in (None, "", [])}
+    for k in ("start", "end"):  # get_event's {"dateTime": ...} is create_event's plain string
+        if isinstance(fields.get(k), dict):
+            fields[k] = fields[k].get("dateTime") or fields[k].get("date")
+    fields.update({k: v for k, v in args.items() if k != "event_id" and v is not None})
+    fields = {k: v for k, v in fields.items() if v != ""}  # "" clears a field
+    made = yield ("calendar__create_event", fields)
+    if _failed(made) or not isinstance(made, dict) or not made.get("event_id"):
+        return made
+    yield ("calendar__delete_event", {"event_id": args["event_id"]})
+    return Renamed(made, args["event_id"], str(made["event_id"]))
+
+
 PATHS: dict[str, ToolPath] = {
     p.name: p
     for p in (
@@ -133,6 +168,12 @@ PATHS: dict[str, ToolPath] = {
             "workspace__append_file",
             _append_as_rewrite,
             "a workspace append is a read and a write of the whole file",
+        ),
+        ToolPath(
+            "move-as-recreate",
+            "calendar__update_event",
+            _move_as_recreate,
+            "an event the agent made is moved by creating it anew and deleting the old one",
         ),
         ToolPath(
             "reply-as-new-mail",
@@ -161,20 +202,25 @@ class PathVariant:
         self.agent = agent
         self.path = path
         self.name = f"{getattr(agent, 'name', type(agent).__name__)}~{path.name}"
+        self.reset_state()
+
+    def reset_state(self) -> None:
+        """Forget the episode: counts, the agent's own events, renamed ids, a rewrite under way."""
         self.rewrites = 0
         self._extra = 0
         self._plan: Generator[dict[str, Any], Any, dict[str, Any] | None] | None = None
         self._seen: dict[str, Any] = {}
+        self._own: set[str] = set()
+        self._alias: dict[str, str] = {}  # the id the agent knows -> the id in the world
 
     def reset(self, info: dict[str, Any]) -> None:
         """Reset the wrapped agent with the same ``info``."""
-        self.rewrites = 0
-        self._extra = 0
-        self._plan = None
+        self.reset_state()
         self.agent.reset(info)
 
     def act(self, observation: dict[str, Any], info: dict[str, Any]) -> Any:
         """The wrapped agent's action, or the next call of a rewrite in progress."""
+        self._note_own(observation)
         if self._plan is not None:
             try:
                 return self._plan.send(observation)
@@ -183,11 +229,10 @@ class PathVariant:
                 if done.value is not None:  # the turn's closing reply
                     return done.value
                 observation = self._seen  # the wrapped agent's own calls' results
-        return self._decide(self.agent.act(observation, self._view(info)), observation)
-
-    def _decide(self, action: Any, observation: dict[str, Any]) -> Any:
+        action = self.agent.act(self._to_agent(observation), self._view(info))
+        action = self._to_world(action)
         calls = list(action.get("tool_calls") or []) if isinstance(action, dict) else []
-        if not any(self.path.applies(c) for c in calls):
+        if not any(self.path.applies(c, self._own) for c in calls):
             return action
         self._plan = self._run(calls, action.get("reply"), observation)
         return next(self._plan)
@@ -201,7 +246,7 @@ class PathVariant:
         messages: list[dict[str, Any]] = []
         last = observation
         for call in calls:
-            if not self.path.applies(call):
+            if not self.path.applies(call, self._own):
                 last = yield {"tool_calls": [call], "reply": None}
                 messages.extend(_tool_messages(last))
                 continue
@@ -219,14 +264,65 @@ class PathVariant:
             except StopIteration as done:
                 result = done.value
             self._extra += made - 1
+            if isinstance(result, Renamed):
+                known = next((k for k, v in self._alias.items() if v == result.old), result.old)
+                self._alias[known] = result.new
+                self._own.add(result.new)
+                result = result.result
             messages.append({"role": "tool", "name": call["name"], "content": json.dumps(result, default=str)})
         self._seen = {**last, "messages": messages}
         return {"tool_calls": [], "reply": reply} if reply is not None else None
+
+    def _note_own(self, observation: Any) -> None:
+        """Remember the ids of the calendar events the agent's calls created."""
+        for m in _tool_messages(observation):
+            if m.get("name") == "calendar__create_event":
+                made = tool_result(m.get("content", ""))
+                if isinstance(made, dict) and made.get("event_id"):
+                    self._own.add(str(made["event_id"]))
+
+    def _to_world(self, action: Any) -> Any:
+        """The agent's action with the ids it knows replaced by the world's (calls and reply)."""
+        if not self._alias or not isinstance(action, dict):
+            return action
+        out = dict(action)
+        out["tool_calls"] = [
+            {**c, "arguments": _swap(c.get("arguments") or {}, self._alias)} for c in action.get("tool_calls") or []
+        ]
+        if isinstance(action.get("reply"), str):
+            text = action["reply"]
+            for known, real in self._alias.items():
+                text = text.replace(known, real)
+            out["reply"] = text
+        return out
+
+    def _to_agent(self, observation: dict[str, Any]) -> dict[str, Any]:
+        """The observation with the world's ids replaced by the ones the agent knows."""
+        if not self._alias:
+            return observation
+        back = {real: known for known, real in self._alias.items()}
+        messages = []
+        for m in observation.get("messages", ()):
+            if m.get("role") == "tool":
+                m = {**m, "content": json.dumps(_swap(tool_result(m.get("content", "")), back), default=str)}
+            messages.append(m)
+        return {**observation, "messages": messages}
 
     def _view(self, info: dict[str, Any]) -> dict[str, Any]:
         if "tool_calls" not in info or not self._extra:
             return info
         return {**info, "tool_calls": int(info["tool_calls"]) - self._extra}
+
+
+def _swap(value: Any, table: dict[str, str]) -> Any:
+    """``value`` with every string equal to a key of ``table`` replaced (recursively)."""
+    if isinstance(value, str):
+        return table.get(value, value)
+    if isinstance(value, list):
+        return [_swap(v, table) for v in value]
+    if isinstance(value, dict):
+        return {k: _swap(v, table) for k, v in value.items()}
+    return value
 
 
 def _tool_messages(observation: Any) -> list[dict[str, Any]]:
