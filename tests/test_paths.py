@@ -19,8 +19,8 @@ FLAGSHIP = "VibeLife-travel-japan-v0"
 ERRANDS = "VibeLife-demo-errands-v0"
 
 
-def _play(env_id: str, path: str):
-    env = gym.make(env_id)
+def _play(env_id: str, path: str, **kwargs):
+    env = gym.make(env_id, **kwargs)
     agent = PathVariant(load_oracle(base_env(env).task), path)
     result = run_episode(env, agent, seed=0, record=False)
     return base_env(env), agent, result
@@ -105,6 +105,7 @@ def test_an_unknown_path_is_named() -> None:
         "note-as-blocks",
         "append-as-rewrite",
         "move-as-recreate",
+        "modify-as-rebook",
         "reply-as-new-mail",
     }
 
@@ -152,3 +153,14 @@ def test_move_as_recreate_makes_a_new_event_the_agent_still_knows_by_its_old_id(
     assert rows[0]["start_dt"].startswith("2026-05-11T09:00") and rows[0]["location"] == "Clinic"
     assert inner.memory["back"]["event_id"] == old  # the agent reads it back by the id it knows
     assert last["reply"] == f"Moved {rows[0]['event_id']}."  # and names the world's id to the user
+
+
+def test_modify_as_rebook_books_the_changed_stay_anew_and_cancels_the_old() -> None:
+    """The offsite's oracle changes a room to an accessible one; the path books that room anew
+    (while cancelling is free) and cancels the old, and the agent, which keeps the old id, never
+    sees the replaced reservation under it (a wrong count of step-free rooms would follow)."""
+    env, agent, result = _play("VibeLife-team-building-offsite-v0", "modify-as-rebook", split="test", instance=2)
+    assert agent.rewrites >= 1
+    assert result.score == pytest.approx(100.0), [c["id"] for c in result.checks if not c["passed"]]
+    rows = env.world.provider("hotel_booking").query("SELECT status, room_type FROM reservations")
+    assert sum(r["status"] == "cancelled" for r in rows) >= agent.rewrites

@@ -12,7 +12,11 @@ rewrites each of its calls to one tool into the other calls that reach the same 
 - ``append-as-rewrite``: a workspace append is a read of the file and a write of the whole;
 - ``move-as-recreate``: an event the agent made is moved by creating it anew (its fields,
   the change applied) and deleting the old one; the agent keeps using the old id, which the
-  wrapper maps to the new one in its later calls and replies;
+  wrapper maps to the new one in its later calls and replies (and shows the replaced one
+  under a retired name, so it never sees one id twice);
+- ``modify-as-rebook``: a stay the agent booked is changed by booking the changed stay anew
+  and cancelling the old one, while cancelling is free (otherwise the roads cost differently
+  and the original call is made);
 - ``reply-as-new-mail``: a reply is a new mail to the sender with a ``Re:`` subject.
 
 The wrapped agent sees the result of the call it made (the ticket, the page it asked for:
@@ -25,6 +29,7 @@ wherever the oracle makes the call the path rewrites.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable, Generator
 from dataclasses import dataclass
 from typing import Any
@@ -33,7 +38,16 @@ from vibelife_env.episode import tool_result
 
 #: A rewrite: receives the original arguments, yields ``(tool, arguments)`` calls one at a
 #: time (receiving each parsed result) and returns the result the wrapped agent gets.
-Rewrite = Callable[[dict[str, Any]], Generator[tuple[str, dict[str, Any]], Any, Any]]
+Rewrite = Callable[[dict[str, Any], "Known"], Generator[tuple[str, dict[str, Any]], Any, Any]]
+
+
+@dataclass
+class Known:
+    """What the wrapper knows of the episode: the objects the agent created (id -> the
+    create call's arguments) and the world's time at the last observation."""
+
+    made: dict[str, dict[str, Any]]
+    now: str = ""
 
 
 @dataclass(frozen=True)
@@ -45,14 +59,17 @@ class ToolPath:
     rewrite: Rewrite
     description: str
 
-    def applies(self, call: dict[str, Any], own: frozenset[str] | set[str] = frozenset()) -> bool:
-        """Whether this path rewrites ``call`` (``{"name", "arguments"}``); ``own``: the ids of
-        the calendar events the agent created itself (only those are recreated)."""
+    def applies(self, call: dict[str, Any], made: dict[str, Any] | None = None) -> bool:
+        """Whether this path rewrites ``call`` (``{"name", "arguments"}``); ``made``: the ids of
+        the objects the agent created itself (only those are recreated)."""
         if call.get("name") != self.tool:
             return False
         args = call.get("arguments") or {}
+        made = made or {}
         if self.tool == "calendar__update_event":
-            return args.get("event_id") in own and not args.get("status") and not args.get("calendar_id")
+            return args.get("event_id") in made and not args.get("status") and not args.get("calendar_id")
+        if self.tool == "hotel_booking__modify_reservation":
+            return args.get("reservation_id") in made
         if self.tool == "flight_booking__create_booking":
             return not args.get("hold")
         if self.tool == "notion__API-post-page":
@@ -64,7 +81,7 @@ def _failed(result: Any) -> bool:
     return isinstance(result, dict) and "error" in result
 
 
-def _hold_then_ticket(args: dict[str, Any]) -> Generator[tuple[str, dict[str, Any]], Any, Any]:
+def _hold_then_ticket(args: dict[str, Any], known: Known) -> Generator[tuple[str, dict[str, Any]], Any, Any]:
     held = yield ("flight_booking__create_booking", {**args, "hold": True})
     if not _failed(held) and held.get("pnr"):
         yield ("flight_booking__cancel_booking", {"pnr": held["pnr"]})
@@ -90,7 +107,7 @@ def _page_title(properties: Any) -> str:
     return ""
 
 
-def _note_as_blocks(args: dict[str, Any]) -> Generator[tuple[str, dict[str, Any]], Any, Any]:
+def _note_as_blocks(args: dict[str, Any], known: Known) -> Generator[tuple[str, dict[str, Any]], Any, Any]:
     parent = args["parent"]["page_id"]
     children = [_heading(_page_title(args.get("properties")) or "Note"), *(args.get("children") or [])]
     added = yield ("notion__API-patch-block-children", {"block_id": parent, "children": children})
@@ -99,13 +116,13 @@ def _note_as_blocks(args: dict[str, Any]) -> Generator[tuple[str, dict[str, Any]
     return {"object": "page", "id": parent, "parent": args["parent"], "appended_blocks": len(children)}
 
 
-def _append_as_rewrite(args: dict[str, Any]) -> Generator[tuple[str, dict[str, Any]], Any, Any]:
+def _append_as_rewrite(args: dict[str, Any], known: Known) -> Generator[tuple[str, dict[str, Any]], Any, Any]:
     old = yield ("workspace__read_file", {"path": args["path"]})
     text = "" if _failed(old) else str(old.get("content", "") if isinstance(old, dict) else old)
     return (yield ("workspace__write_file", {"path": args["path"], "content": text + str(args.get("content", ""))}))
 
 
-def _reply_as_new_mail(args: dict[str, Any]) -> Generator[tuple[str, dict[str, Any]], Any, Any]:
+def _reply_as_new_mail(args: dict[str, Any], known: Known) -> Generator[tuple[str, dict[str, Any]], Any, Any]:
     mail = yield ("email__read_email", {"email_id": args["email_id"]})
     if _failed(mail) or not isinstance(mail, dict):
         return (yield ("email__reply_email", args))
@@ -131,7 +148,7 @@ class Renamed:
 _EVENT_FIELDS = ("summary", "start", "end", "description", "location", "calendar_id", "attendees", "reminders")
 
 
-def _move_as_recreate(args: dict[str, Any]) -> Generator[tuple[str, dict[str, Any]], Any, Any]:
+def _move_as_recreate(args: dict[str, Any], known: Known) -> Generator[tuple[str, dict[str, Any]], Any, Any]:
     old = yield ("calendar__get_event", {"event_id": args["event_id"]})
     if _failed(old) or not isinstance(old, dict):
         return (yield ("calendar__update_event", args))
@@ -146,6 +163,45 @@ def _move_as_recreate(args: dict[str, Any]) -> Generator[tuple[str, dict[str, An
         return made
     yield ("calendar__delete_event", {"event_id": args["event_id"]})
     return Renamed(made, args["event_id"], str(made["event_id"]))
+
+
+def _modify_as_rebook(args: dict[str, Any], known: Known) -> Generator[tuple[str, dict[str, Any]], Any, Any]:
+    """Book the changed stay anew and cancel the old one, where cancelling is still free
+    (otherwise the two roads cost differently, and the original call is made)."""
+    old_id = args["reservation_id"]
+    old = yield ("hotel_booking__get_reservation", {"reservation_id": old_id})
+    free = isinstance(old, dict) and old.get("refundable") and str(old.get("refundable_until") or "") > known.now
+    made_with = known.made.get(old_id) or {}
+    if _failed(old) or not free or not made_with or old.get("status") not in ("confirmed", "modified"):
+        return (yield ("hotel_booking__modify_reservation", args))
+    stay = {
+        "check_in": args.get("new_check_in") or old["check_in"],
+        "check_out": args.get("new_check_out") or old["check_out"],
+    }
+    room = args.get("new_room_type") or old["room_type"]
+    found = yield ("hotel_booking__get_room_availability", {"hotel_id": old["hotel_id"], **stay, "guests": 1})
+    plans = found.get("rate_plans", found.get("plans", [])) if isinstance(found, dict) else found
+    plan = next(
+        (
+            p
+            for p in plans or ()
+            if isinstance(p, dict) and p.get("room_type") == room and p.get("flavor") == old.get("flavor")
+        ),
+        None,
+    )
+    if plan is None:
+        return (yield ("hotel_booking__modify_reservation", args))
+    book = {k: made_with[k] for k in ("guest_profile", "payment_method_id", "special_requests") if made_with.get(k)}
+    made = yield ("hotel_booking__create_reservation", {"rate_plan_id": plan["rate_plan_id"], **book})
+    if _failed(made) or not isinstance(made, dict) or not made.get("reservation_id"):
+        return made
+    yield ("hotel_booking__cancel_reservation", {"reservation_id": old_id})
+    new = yield ("hotel_booking__get_reservation", {"reservation_id": made["reservation_id"]})
+    view = new if isinstance(new, dict) and not _failed(new) else made
+    total = int(view.get("total_charged") or 0)
+    result = {"reservation_id": old_id, "fees": 0, "price_delta": total - int(old.get("total_charged") or 0),
+              "updated_reservation": {**view, "reservation_id": old_id}}  # fmt: skip
+    return Renamed(result, old_id, str(made["reservation_id"]))
 
 
 PATHS: dict[str, ToolPath] = {
@@ -174,6 +230,12 @@ PATHS: dict[str, ToolPath] = {
             "calendar__update_event",
             _move_as_recreate,
             "an event the agent made is moved by creating it anew and deleting the old one",
+        ),
+        ToolPath(
+            "modify-as-rebook",
+            "hotel_booking__modify_reservation",
+            _modify_as_rebook,
+            "a stay the agent booked is changed by booking it anew and cancelling the old, while that is free",
         ),
         ToolPath(
             "reply-as-new-mail",
@@ -210,8 +272,10 @@ class PathVariant:
         self._extra = 0
         self._plan: Generator[dict[str, Any], Any, dict[str, Any] | None] | None = None
         self._seen: dict[str, Any] = {}
-        self._own: set[str] = set()
+        self._known = Known(made={})
+        self._last_calls: list[dict[str, Any]] = []
         self._alias: dict[str, str] = {}  # the id the agent knows -> the id in the world
+        self._retired: set[str] = set()  # world ids of the objects rewrites replaced
 
     def reset(self, info: dict[str, Any]) -> None:
         """Reset the wrapped agent with the same ``info``."""
@@ -220,7 +284,7 @@ class PathVariant:
 
     def act(self, observation: dict[str, Any], info: dict[str, Any]) -> Any:
         """The wrapped agent's action, or the next call of a rewrite in progress."""
-        self._note_own(observation)
+        self._note_made(observation)
         if self._plan is not None:
             try:
                 return self._plan.send(observation)
@@ -232,7 +296,8 @@ class PathVariant:
         action = self.agent.act(self._to_agent(observation), self._view(info))
         action = self._to_world(action)
         calls = list(action.get("tool_calls") or []) if isinstance(action, dict) else []
-        if not any(self.path.applies(c, self._own) for c in calls):
+        if not any(self.path.applies(c, self._known.made) for c in calls):
+            self._last_calls = calls
             return action
         self._plan = self._run(calls, action.get("reply"), observation)
         return next(self._plan)
@@ -246,61 +311,82 @@ class PathVariant:
         messages: list[dict[str, Any]] = []
         last = observation
         for call in calls:
-            if not self.path.applies(call, self._own):
+            if not self.path.applies(call, self._known.made):
+                self._last_calls = [call]
                 last = yield {"tool_calls": [call], "reply": None}
                 messages.extend(_tool_messages(last))
                 continue
-            self.rewrites += 1
-            program = self.path.rewrite(dict(call.get("arguments") or {}))
+            original = dict(call.get("arguments") or {})
+            program = self.path.rewrite(dict(original), self._known)
+            fell_back = False
             result: Any = None
             made = 0
             try:
                 tool, args = next(program)
                 while True:
                     made += 1
+                    self._last_calls = []  # the rewrite's own calls: it tracks what they make
+                    fell_back = fell_back or (tool == call["name"] and args == original)
                     last = yield {"tool_calls": [{"name": tool, "arguments": args}], "reply": None}
+                    self._known.now = (
+                        str(last.get("time") or self._known.now) if isinstance(last, dict) else self._known.now
+                    )
                     found = _tool_messages(last)
                     tool, args = program.send(tool_result(found[-1]["content"]) if found else None)
             except StopIteration as done:
                 result = done.value
             self._extra += made - 1
+            self.rewrites += not (
+                fell_back and made == 1
+            )  # a rewrite that found the other road closed made the call itself
             if isinstance(result, Renamed):
                 known = next((k for k, v in self._alias.items() if v == result.old), result.old)
                 self._alias[known] = result.new
-                self._own.add(result.new)
+                self._retired.add(result.old)
+                self._known.made[result.new] = self._known.made.get(result.old, {})
                 result = result.result
             messages.append({"role": "tool", "name": call["name"], "content": json.dumps(result, default=str)})
         self._seen = {**last, "messages": messages}
         return {"tool_calls": [], "reply": reply} if reply is not None else None
 
-    def _note_own(self, observation: Any) -> None:
-        """Remember the ids of the calendar events the agent's calls created."""
-        for m in _tool_messages(observation):
-            if m.get("name") == "calendar__create_event":
-                made = tool_result(m.get("content", ""))
-                if isinstance(made, dict) and made.get("event_id"):
-                    self._own.add(str(made["event_id"]))
+    def _note_made(self, observation: Any) -> None:
+        """Remember the world's time and the ids of what the agent's last calls created
+        (calendar events, hotel reservations), with the arguments that created them."""
+        if not isinstance(observation, dict):
+            return
+        self._known.now = str(observation.get("time") or self._known.now)
+        results = _tool_messages(observation)
+        if len(results) != len(self._last_calls):
+            self._last_calls = []
+            return
+        for call, message in zip(self._last_calls, results, strict=True):
+            key = _CREATES.get(str(call.get("name")))
+            made = tool_result(message.get("content", "")) if key else None
+            if key and isinstance(made, dict) and made.get(key):
+                self._known.made[str(made[key])] = dict(call.get("arguments") or {})
+        self._last_calls = []
 
     def _to_world(self, action: Any) -> Any:
         """The agent's action with the ids it knows replaced by the world's (calls and reply)."""
         if not self._alias or not isinstance(action, dict):
             return action
         out = dict(action)
+        table = {**self._alias, **{f"{gone}{RETIRED}": gone for gone in self._retired}}
         out["tool_calls"] = [
-            {**c, "arguments": _swap(c.get("arguments") or {}, self._alias)} for c in action.get("tool_calls") or []
+            {**c, "arguments": _swap(c.get("arguments") or {}, table)} for c in action.get("tool_calls") or []
         ]
         if isinstance(action.get("reply"), str):
-            text = action["reply"]
-            for known, real in self._alias.items():
-                text = text.replace(known, real)
-            out["reply"] = text
+            out["reply"] = _swap(action["reply"], table)
         return out
 
     def _to_agent(self, observation: dict[str, Any]) -> dict[str, Any]:
         """The observation with the world's ids replaced by the ones the agent knows."""
         if not self._alias:
             return observation
+        # the world's new object takes the known id; the replaced one (still in the world, cancelled
+        # or deleted) is shown under a retired name, so the agent never sees one id twice
         back = {real: known for known, real in self._alias.items()}
+        back.update({gone: f"{gone}{RETIRED}" for gone in self._retired})
         messages = []
         for m in observation.get("messages", ()):
             if m.get("role") == "tool":
@@ -314,10 +400,23 @@ class PathVariant:
         return {**info, "tool_calls": int(info["tool_calls"]) - self._extra}
 
 
+#: The suffix under which the agent sees an object a rewrite replaced (see ``PathVariant._to_agent``).
+RETIRED = "~replaced"
+
+#: Tools that create an object the agent may later change, and the id field of their result.
+_CREATES = {"calendar__create_event": "event_id", "hotel_booking__create_reservation": "reservation_id"}
+
+
 def _swap(value: Any, table: dict[str, str]) -> Any:
-    """``value`` with every string equal to a key of ``table`` replaced (recursively)."""
+    """``value`` with every id of ``table``'s keys replaced where it stands as a whole token in
+    a string (a ledger line, a reply), recursively."""
     if isinstance(value, str):
-        return table.get(value, value)
+        if value in table:
+            return table[value]
+        for key in sorted(table, key=len, reverse=True):  # "x~replaced" before "x"
+            if key in value:
+                value = re.sub(rf"(?<![\w~-]){re.escape(key)}(?![\w~-])", table[key], value)
+        return value
     if isinstance(value, list):
         return [_swap(v, table) for v in value]
     if isinstance(value, dict):
