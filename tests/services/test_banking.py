@@ -39,6 +39,24 @@ def test_accounts_and_trend(bank):
     assert trend[1] == {"date": "2026-04-12", "balance_minor": 100000}
 
 
+def test_dates_are_the_users_days_though_stamps_are_utc(make_service):
+    """07:30 in Shanghai on 16 April is 23:30 UTC on the 15th: the user's since/until and the
+    trend's days are local dates, so that payment belongs to the 16th."""
+    bank = make_service(
+        "banking",
+        SEED + "INSERT INTO transactions VALUES ('t3', 'a_chk', '2026-04-15T23:30:00Z', -2000, 'payment', "
+        "'Cafe', 'breakfast', 98000);",
+    )
+    on_16 = bank.call("list_transactions", {"account_id": "a_chk", "since": "2026-04-16", "until": "2026-04-16"})
+    assert [r["tx_id"] for r in on_16] == ["t3"]
+    assert bank.call("list_transactions", {"account_id": "a_chk", "since": "2026-04-16", "until": "2026-04-15"}) == []
+    trend = {
+        d["date"]: d["balance_minor"] for d in bank.call("get_account", {"account_id": "a_chk"})["balance_trend_7d"]
+    }
+    assert trend["2026-04-15"] == 100000 and trend["2026-04-16"] == 98000
+    assert [r["tx_id"] for r in bank.call("list_transactions", {"account_id": "a_chk"})] == ["t3", "t1"]  # newest first
+
+
 def test_transfer_moves_both_balances(bank):
     res = bank.call("transfer", {"from_account_id": "a_chk", "to_account_id": "a_sav", "amount_minor": 30000})
     assert res["from_new_balance_minor"] == 70000 and res["to_new_balance_minor"] == 80000

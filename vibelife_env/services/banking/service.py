@@ -7,7 +7,8 @@ accounts and overdrafts, updates the balance and appends a ledger row carrying
 transfer never moves only one leg.
 
 "Today" is the task-local date of the virtual clock; ``posted_at`` stamps are UTC with
-``Z``. Future-dated payments are parked in ``pending_payments`` and, as in the public
+``Z``, and every date an agent gives or reads (``since``, ``until``, the balance trend) is a
+task-local date. Future-dated payments are parked in ``pending_payments`` and, as in the public
 server, are posted by timeline mutations rather than swept by the service. Ids come
 from ``_counters`` (``tx_YYYYMMDD_%08d``, ``pay_%06d``, ``sch_%06d``, ``pend_%06d``).
 
@@ -18,7 +19,7 @@ upper-case form of the SPEC's, with every argument error ``BAD_ARG`` (the SPEC's
 
 from __future__ import annotations
 
-from datetime import date, timedelta
+from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
 from vibelife_env.services.base import Service, ToolError, schema_from, tool
@@ -66,15 +67,14 @@ class BankingService(Service):
         row = self._account_row(account_id)
         out = {"account_id": row["account_id"], "user_id": row["user_id"], **_account(row)}
         today = self._today()
+        rows = self._dated(self.query("SELECT * FROM transactions WHERE account_id = ?", (account_id,)))
         trend = []
         for back in range(6, -1, -1):
-            day = (today - timedelta(days=back)).isoformat()
-            last = self.query_one(
-                "SELECT balance_after_minor FROM transactions WHERE account_id = ? "
-                "AND substr(posted_at, 1, 10) <= ? ORDER BY posted_at DESC, tx_id DESC LIMIT 1",
-                (account_id, day),
+            day = today - timedelta(days=back)
+            last = [r for d, r in rows if d <= day]
+            trend.append(
+                {"date": day.isoformat(), "balance_minor": int(last[-1]["balance_after_minor"]) if last else 0}
             )
-            trend.append({"date": day, "balance_minor": int(last["balance_after_minor"]) if last else 0})
         out["balance_trend_7d"] = trend
         return out
 
@@ -103,20 +103,19 @@ class BankingService(Service):
             raise ToolError("BAD_ARG", f"limit must be at least 1, got {limit}")
         if kind_filter is not None and kind_filter not in TX_KINDS:
             raise ToolError("BAD_ARG", f"kind_filter must be one of {', '.join(TX_KINDS)}, got {kind_filter!r}")
+        first = _parse_date("since", since) if since else None
+        last = _parse_date("until", until) if until else None
         sql = "SELECT * FROM transactions WHERE account_id = ?"
         params: list[Any] = [account_id]
-        if since:
-            sql += " AND substr(posted_at, 1, 10) >= ?"
-            params.append(_parse_date("since", since).isoformat())
-        if until:
-            sql += " AND substr(posted_at, 1, 10) <= ?"
-            params.append(_parse_date("until", until).isoformat())
         if kind_filter:
             sql += " AND kind = ?"
             params.append(kind_filter)
-        sql += " ORDER BY posted_at DESC, tx_id DESC LIMIT ?"
-        params.append(min(limit, MAX_LIMIT))
-        return [_transaction(r) for r in self.query(sql, params)]
+        kept = [
+            r
+            for d, r in self._dated(self.query(sql, params))
+            if (first is None or d >= first) and (last is None or d <= last)
+        ]
+        return [_transaction(r) for r in reversed(kept)][: min(limit, MAX_LIMIT)]
 
     # ----------------------------------------------------------------- transfers
     @tool
@@ -378,6 +377,19 @@ class BankingService(Service):
     # ------------------------------------------------------------------ helpers
     def _today(self) -> date:
         return self.now().date()
+
+    def _dated(self, rows: list[dict[str, Any]]) -> list[tuple[date, dict[str, Any]]]:
+        """``rows`` oldest first, each with its task-local posting date: the stamps are UTC, and
+        ``since``/``until`` and the trend's days are the user's dates (a payment made at 07:00 in
+        Shanghai is posted the day before in UTC)."""
+        zone = self.tz()
+        out = []
+        for r in rows:
+            stamp = datetime.fromisoformat(str(r["posted_at"]).replace("Z", "+00:00"))
+            day = stamp.astimezone(zone).date() if stamp.tzinfo else stamp.date()
+            out.append((stamp.astimezone(UTC) if stamp.tzinfo else stamp.replace(tzinfo=UTC), str(r["tx_id"]), day, r))
+        out.sort(key=lambda x: (x[0], x[1]))
+        return [(day, r) for _, _, day, r in out]
 
     def _account_row(self, account_id: str) -> dict[str, Any]:
         return self.require(
