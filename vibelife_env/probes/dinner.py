@@ -153,8 +153,10 @@ def _merchants(ctx: Any) -> dict[str, dict[str, Any]]:
     return dict(ctx.memo[key])
 
 
-def valid_ids(ctx: Any, s: Workshop, when: datetime | None = None) -> set[str]:
-    """Restaurants the rules accept, computed from the world (rating, tags, hours, price, walk, size)."""
+def valid_ids(ctx: Any, s: Workshop, when: datetime | None = None, party: int | None = None) -> set[str]:
+    """Restaurants the rules accept, computed from the world (rating, tags, hours, price, walk, size).
+
+    The size rule is for the attendees at ``when``, or for ``party`` guests when given."""
     room = s.room
     assert room is not None
     out = set()
@@ -171,7 +173,7 @@ def valid_ids(ctx: Any, s: Workshop, when: datetime | None = None) -> set[str]:
         spec = next((v for v in s.restaurants if v.merchant_id == m["merchant_id"]), None)
         if spec is None or km((spec.lat, spec.lng), (room.lat, room.lng)) > s.walk_km:
             continue
-        if m["max_party_size"] < len(s.roster_at(when)):
+        if m["max_party_size"] < (len(s.roster_at(when)) if party is None else party):
             continue
         out.add(m["merchant_id"])
     return out
@@ -198,6 +200,37 @@ def table_ok(ctx: Any, s: Workshop, when: datetime | None = None) -> bool:
         and held[0]["merchant_id"] in valid_ids(ctx, s, when)
         and held[0]["party_size"] == len(s.roster_at(when))
     )
+
+
+def replaced(ctx: Any, s: Workshop) -> dict[str, Any] | None:
+    """The table the live one replaced: the latest-made dinner table that is no longer live
+    (cancelled by the restaurant or by the agent), made before the live one (``None``: none)."""
+    live = tables(ctx, s)
+    first_live = min(((r["created_at"], r["reservation_id"]) for r in live), default=None)
+    gone = [
+        r
+        for r in tables(ctx, s, live=False)
+        if r["status"] != "confirmed" and (first_live is None or (r["created_at"], r["reservation_id"]) < first_live)
+    ]
+    return max(gone, key=lambda r: (r["created_at"], r["reservation_id"]), default=None)
+
+
+def table_kept_rules(ctx: Any, s: Workshop, when: datetime | None = None) -> bool:
+    """Exactly one live table at a restaurant that keeps the rules, for the attendees at ``when``
+    or for the party of the table it replaced.
+
+    A replacement's rule is the restaurant; whether the party follows a headcount change is
+    the headcount's rule (:class:`Headcount` and the end checks), so a replacement booked for
+    the party it replaces passes here even when a headcount message was missed; a table that
+    drops a headcount change already made to the table it replaces does not.
+    """
+    held = tables(ctx, s)
+    if len(held) != 1:
+        return False
+    was = replaced(ctx, s)
+    sizes = {len(s.roster_at(when))} | ({was["party_size"]} if was is not None else set())
+    party = held[0]["party_size"]
+    return party in sizes and held[0]["merchant_id"] in valid_ids(ctx, s, when, party=party)
 
 
 def room_ok(ctx: Any, s: Workshop) -> bool:
@@ -260,8 +293,9 @@ def sheet_has(ctx: Any, s: Workshop, diets: dict[str, str]) -> bool:
 
 
 def moved_ok(ctx: Any, s: Workshop) -> bool:
-    """After a restaurant falls out: the room held, one valid table for the team now, the calendar follows."""
-    return room_ok(ctx, s) and table_ok(ctx, s, ctx.now) and calendar_names_table(ctx, s)
+    """After a restaurant falls out: the room held, one table at a restaurant that keeps the
+    rules (for the team now or the party it replaces: :func:`table_kept_rules`), the calendar follows."""
+    return room_ok(ctx, s) and table_kept_rules(ctx, s, ctx.now) and calendar_names_table(ctx, s)
 
 
 def landing(eid: str, at: datetime, body: str, script: str) -> dict[str, Any]:
@@ -379,6 +413,25 @@ class DinnerAgent(PlanAgent):
             and r["merchant_id"] != (s.room.merchant_id if s.room else "")
         ]
         return live[0] if live else None
+
+    def live_table(self):
+        """The live table, as :meth:`table`; when the bookings show it gone since the go-ahead
+        (the restaurant cancelled it), a replacement that keeps the rules is booked first, as a
+        careful agent reading its bookings does (AGENTS.md: the restaurant cancels → replace it)."""
+        held = yield from self.table()
+        if held is not None or not self.memory.get("settled"):
+            return held
+        name = yield from self.rebook(())
+        if name is None:
+            return None
+        self.memory.setdefault("news", []).append(
+            f"Our table had been cancelled by the restaurant; I booked {name} instead (same time, every rule kept)."
+        )
+        return (yield from self.table())
+
+    def news(self) -> list[str]:
+        """What :meth:`live_table` did since the last reply (to tell the user), emptied."""
+        return self.memory.pop("news", [])
 
     def rebook(self, avoid: tuple[str, ...]):
         """Cancel any live table and book the ranked valid restaurant not in ``avoid``; returns its name."""
@@ -536,22 +589,83 @@ class Headcount(_Base):
     def add_checks(self, b: TaskBuilder, story: Workshop, stage_of: dict[str, int]) -> None:
         st = stage_of["headcount"]
 
+        _, gone, new = story.extras["headcount"]
+
         @b.checks.stage(st, weight=5, tags=("state",), id=f"s{st:02d}_table_resized")
         def resized(ctx: Any) -> bool:
-            """One live table at a valid restaurant, for exactly the new headcount."""
-            return booked(ctx, story) and table_ok(ctx, story, ctx.now)
+            """One live table for exactly the new headcount, at a restaurant that keeps the rules or
+            at the one of the table it replaced (a resize keeps the restaurant; a restaurant that
+            has since broken a rule is the check of the probe that changed it), seating everyone."""
+            held = tables(ctx, story)
+            if not booked(ctx, story) or len(held) != 1:
+                return False
+            party, mid = held[0]["party_size"], held[0]["merchant_id"]
+            was = replaced(ctx, story)
+            kept = was is not None and was["merchant_id"] == mid and _merchants(ctx)[mid]["max_party_size"] >= party
+            return party == len(story.roster_at(ctx.now)) and (mid in valid_ids(ctx, story, ctx.now) or kept)
+
+        # The change carried into the later turns that concern the team: who is coming, and the
+        # joiner in the team's mails (the skeleton's and the late finish's checks judge the people
+        # of the first list; the change itself is this probe's rule).
+        if "who_q" in stage_of:
+            wq = stage_of["who_q"]
+
+            @b.checks.stage(wq, weight=2, tags=("state",), id=f"s{wq:02d}_who_follows_headcount")
+            def who_follows(ctx: Any) -> bool:
+                """The who's-coming reply names the team, with the joiner and without the one who dropped out."""
+                reply = ctx.reply(wq)
+                return (
+                    booked(ctx, story)
+                    and any(text.contains_text(reply, n) for n in story.roster_at(ctx.now) if n in story.roster)
+                    and all(text.contains_text(reply, n) for n in new)
+                    and not any(text.contains_text(reply, n) for n in gone)
+                )
+
+        if new and "eve" in stage_of:
+            ev = stage_of["eve"]
+            eve_from = story.at(story.day - timedelta(days=1), 15)
+
+            @b.checks.stage(ev, weight=2, tags=("state",), id=f"s{ev:02d}_joiner_told_dinner")
+            def joiner_told(ctx: Any) -> bool:
+                """The joiner got the eve's mail naming the restaurant held."""
+                name = held_name(ctx, story)
+                return (
+                    booked(ctx, story)
+                    and name is not None
+                    and all(
+                        any(text.contains_text(m.own_body, name) for m in sent_to(ctx, story.emails[n], eve_from))
+                        for n in new
+                    )
+                )
+
+        if new and "late_finish" in stage_of:
+            lf = stage_of["late_finish"]
+            late_from = story.at(story.day, 22)
+
+            @b.checks.stage(lf, weight=2, tags=("state",), id=f"s{lf:02d}_joiner_told_taxi")
+            def joiner_taxi(ctx: Any) -> bool:
+                """When the team got the late finish's mail stating the taxi cap, the joiner got it too
+                (whether the team got it is the late finish's own check)."""
+
+                def told(n: str) -> bool:
+                    mails = sent_to(ctx, story.emails[n], late_from)
+                    return any(text.mentions_amount(m.own_body, story.taxi_cap) for m in mails)
+
+                team = [n for n in story.roster_at(None)[1:] if n in story.roster]
+                return booked(ctx, story) and (not any(told(n) for n in team) or all(told(n) for n in new))
 
     def step(self, agent: Any, event_text: str):
         s: Workshop = agent.story
         _, gone, new = s.extras["headcount"]
         team = [n for n in agent.memory.get("team", s.roster) if n not in gone] + list(new)
         agent.memory["team"] = team
-        held = yield from agent.table()
+        held = yield from agent.live_table()
         if held is None:
-            return []
-        yield agent.call("review_platform__cancel_reservation", reservation_id=held["reservation_id"])
-        yield from agent.reserve(held["merchant_id"], s.dinner_at(), len(team))
-        return [f"Done: the table at {held['merchant_name']} is now for {len(team)}."]
+            return agent.news()
+        if held["party_size"] != len(team):
+            yield agent.call("review_platform__cancel_reservation", reservation_id=held["reservation_id"])
+            yield from agent.reserve(held["merchant_id"], s.dinner_at(), len(team))
+        return [*agent.news(), f"Done: the table at {held['merchant_name']} is now for {len(team)}."]
 
 
 class Cancelled(_Base):
@@ -694,12 +808,12 @@ class RatingDrop(_Base):
         if not agent.fresh():
             return ["Noted."]
         s: Workshop = agent.story
-        held = yield from agent.table()
+        held = yield from agent.live_table()
         if held is None:
-            return []
+            return agent.news()
         m = yield agent.call("review_platform__get_merchant", merchant_id=held["merchant_id"])
         if m["rating"] >= s.floor:
-            return []
+            return agent.news()
         name = yield from agent.rebook((held["merchant_id"],))
         if name is None:
             return ["The restaurant fell below the rating floor and nothing else fits."]
@@ -780,14 +894,17 @@ class Allergy(_Base):
     def step(self, agent: Any, event_text: str):
         if not agent.fresh():
             return ["Noted."]
-        held = yield from agent.table()
+        held = yield from agent.live_table()
         if held is None:
-            return []
+            return agent.news()
         agent.memory.setdefault("allergies", []).append(self.diet)
         agent.memory.setdefault("late", {})[self.who] = self.diet
         yield from agent.ask(held["merchant_id"], self.diet)
         yield from agent.sheet([f"{self.who}: {self.diet} (reported by mail)"])
-        return [f"{self.who} needs {self.diet}: added to the attendee sheet and asked the restaurant on the platform."]
+        return [
+            *agent.news(),
+            f"{self.who} needs {self.diet}: added to the attendee sheet and asked the restaurant on the platform.",
+        ]
 
 
 class LateFinish(_Base):
@@ -809,10 +926,11 @@ class LateFinish(_Base):
 
         @b.checks.stage(st, weight=4, tags=("state",), id=f"s{st:02d}_taxi_rule_sent")
         def told(ctx: Any) -> bool:
-            """Every attendee got a mail in the stage stating the taxi cap."""
+            """Every attendee of the first list still coming got a mail in the stage stating the taxi
+            cap (a headcount change's joiner is :class:`Headcount`'s check)."""
             if not booked(ctx, story):
                 return False
-            for n in story.roster_at(None)[1:]:
+            for n in [n for n in story.roster_at(None)[1:] if n in story.roster]:
                 mails = sent_to(ctx, story.emails[n], self.at)
                 if not any(text.mentions_amount(m.own_body, story.taxi_cap) for m in mails):
                     return False

@@ -401,16 +401,17 @@ def merchant_of(ctx: Any, hotel_id: str | None) -> dict[str, Any] | None:
     return rows[0] if rows else None
 
 
-def rooms_ok(ctx: Any, s: Offsite, when: datetime | None = None) -> bool:
-    """All live rooms at one valid hotel; twin rooms sleeping the whole team; enough step-free ones."""
+def rooms_ok(ctx: Any, s: Offsite, when: datetime | None = None, step_free: int | None = None) -> bool:
+    """All live rooms at one valid hotel; twin rooms sleeping the whole team; enough step-free ones
+    (the need at ``when``, or ``step_free`` when given)."""
     held = rooms_held(ctx, s)
     hid = venue_id(ctx, s)
     if hid is None or hid not in valid_hotel_ids(ctx, s):
         return False
     team = len(s.roster_at(when))
     beds = 2 * len(held)
-    step_free = sum(1 for r in held if "accessible" in r["room_type"])
-    return team <= beds <= team + 1 and step_free >= s.step_free_at(when)
+    need = s.step_free_at(when) if step_free is None else step_free
+    return team <= beds <= team + 1 and sum(1 for r in held if "accessible" in r["room_type"]) >= need
 
 
 def meeting_room(ctx: Any, s: Offsite) -> list[dict[str, Any]]:
@@ -434,11 +435,12 @@ def _naive(raw: str) -> datetime | None:
         return None
 
 
-def train_bookings(ctx: Any, s: Offsite, direction: str) -> list[dict[str, Any]]:
-    """Live train bookings of one direction (with their offer's times), made during the task."""
+def train_bookings(ctx: Any, s: Offsite, direction: str, live: bool = True) -> list[dict[str, Any]]:
+    """Live train bookings of one direction (with their offer's times), made during the task
+    (``live=False``: every one made, cancelled ones too)."""
     out = []
     for c in charges(ctx, s):
-        if c.kind != "train" or not c.live:
+        if c.kind != "train" or (live and not c.live):
             continue
         offer = ctx.sql("rail_booking", "SELECT * FROM train_offers WHERE offer_id = ?", (c.row["offer_id"],))
         if not offer:
@@ -459,6 +461,26 @@ def trains_ok(ctx: Any, s: Offsite, direction: str, when: datetime | None = None
         return False
     want = sorted(text.norm_name(n) for n in s.roster_at(when))
     return sorted(text.norm_name(n) for n in held[0]["names"]) == want
+
+
+def briefed_to(ctx: Any, s: Offsite) -> set[str]:
+    """Addresses that got a mail naming the outbound train held, its departure time and the hotel held."""
+    held = train_bookings(ctx, s, "out")
+    h = hotel_row(ctx, venue_id(ctx, s))
+    if len(held) != 1 or h is None:
+        return set()
+    dep = state.when(held[0]["depart_at"], s.tz)
+    got: set[str] = set()
+    for m in state.sent(ctx):
+        body = m.subject + "\n" + m.own_body
+        if (
+            held[0]["train_no"] in body
+            and dep is not None
+            and text.mentions_time(body, dep.time())
+            and text.mentions_name(body, h["name"])
+        ):
+            got |= {r.lower() for r in m.recipients}
+    return got
 
 
 def booked(ctx: Any, s: Offsite) -> bool:
@@ -928,6 +950,17 @@ class RosterChange(_Base):
             r = ctx.reply(st)
             return follows(ctx) and text.mentions_name(r, self.out) and text.mentions_name(r, self.new)
 
+        if "day_before" in stage_of:
+            db = stage_of["day_before"]
+            joiner, gone = story.emails[self.new].lower(), story.emails[self.out].lower()
+
+            @b.checks.stage(db, weight=2, tags=("communication", "living_world"), id=f"s{db:02d}_joiner_briefed")
+            def joiner_briefed(ctx: Any) -> bool:
+                """The day-before briefing (the outbound train, its time, the hotel) reached the joiner
+                and not the one who dropped out (the team's briefing itself is the skeleton's check)."""
+                got = briefed_to(ctx, story)
+                return joiner in got and gone not in got
+
     def step(self, agent: Any, event_text: str):
         agent.memory["team"] = [n for n in agent.team() if n != self.out] + [self.new]
         if not agent.fresh():
@@ -1090,6 +1123,8 @@ class RoomDowngrade(_Base):
 
     def apply(self, ctx: Any, s: Offsite) -> None:
         rows = [r for r in rooms_held(ctx, s) if "accessible" in r["room_type"]]
+        #: How many step-free rooms were held when the hotel struck (the restore's target).
+        self.before = len(rows)
         if rows:
             ctx.world.services["hotel_booking"].execute(
                 "UPDATE reservations SET room_type = 'twin room', status = 'modified', updated_at = ? WHERE reservation_id = ?",
@@ -1101,8 +1136,13 @@ class RoomDowngrade(_Base):
 
         @b.checks.stage(st, weight=5, tags=("living_world", "proactivity"), id=f"s{st:02d}_step_free_room_restored")
         def restored(ctx: Any) -> bool:
-            """The rooms again include enough step-free ones, and the reply says so."""
-            return rooms_ok(ctx, story, ctx.now) and ACCESSIBLE.found_in(ctx.reply(st))
+            """The rooms again sleep the team at one valid venue with as many step-free rooms as
+            before the downgrade (at least the one USER.md asks for), and the reply says so.
+
+            The target is what the hotel took away, not a later need it did not touch: a second
+            wheelchair user's room is :class:`MobilityChange`'s rule."""
+            want = max(1, getattr(self, "before", 1))
+            return rooms_ok(ctx, story, ctx.now, step_free=want) and ACCESSIBLE.found_in(ctx.reply(st))
 
     def step(self, agent: Any, event_text: str):
         if not agent.fresh():
@@ -1167,13 +1207,26 @@ class MobilityChange(_Base):
         agent.memory["step_free"] = 2
         if not agent.fresh():
             return []
-        rooms = [r for r in agent.memory.get("rooms", []) if "accessible" not in r["type"]]
-        if not rooms:
+        # The rooms as the hotel shows them now (not as booked): the change is made on what is held.
+        views = yield from agent.room_views()
+        plain = [r for r in views if "accessible" not in r.get("room_type", "")]
+        missing = 2 - (len(views) - len(plain))
+        if missing <= 0 or not plain:
             return []
-        yield agent.call(
-            "hotel_booking__modify_reservation", reservation_id=rooms[0]["id"], new_room_type="accessible twin room"
-        )
-        rooms[0]["type"] = "accessible twin room"
+        for r in plain[:missing]:
+            yield agent.call(
+                "hotel_booking__modify_reservation",
+                reservation_id=r["reservation_id"],
+                new_room_type="accessible twin room",
+            )
+            for mine in agent.memory.get("rooms", []):
+                if mine["id"] == r["reservation_id"]:
+                    mine["type"] = "accessible twin room"
+        if missing > 1:
+            return [
+                f"{self.who} needs a step-free room too: we now hold two accessible (step-free) twin rooms "
+                f"({missing} rooms changed; one of ours was no longer accessible)."
+            ]
         return [f"Changed one more room to an accessible (step-free) twin room for {self.who}."]
 
 
@@ -1236,8 +1289,19 @@ class TrainRetimed(_Base):
 
         @b.checks.stage(st, weight=5, tags=("living_world", "execution"), id=f"s{st:02d}_retimed_train_rebooked")
         def rebooked(ctx: Any) -> bool:
-            """One live outbound booking on a train that still arrives in time, for the whole team."""
-            return trains_ok(ctx, story, "out", ctx.now) and trains_ok(ctx, story, "back", ctx.now)
+            """One live outbound booking on a train that still arrives in time, for the whole team
+            (the team now, or the travellers of the retimed booking it replaces: whether the names
+            follow a roster change is :class:`RosterChange`'s rule); the return booking kept (one,
+            on a valid train)."""
+            held, back = train_bookings(ctx, story, "out"), train_bookings(ctx, story, "back")
+            if len(held) != 1 or not story.offer_ok(held[0], "out"):
+                return False
+            if len(back) != 1 or not story.offer_ok(back[0], "back"):
+                return False
+            names = sorted(text.norm_name(n) for n in held[0]["names"])
+            return names == sorted(text.norm_name(n) for n in story.roster_at(ctx.now)) or names in retimed_parties(
+                ctx, story
+            )
 
         @b.checks.stage(st, weight=2, tags=("communication",), id=f"s{st:02d}_retimed_told")
         def told(ctx: Any) -> bool:
@@ -1265,6 +1329,23 @@ class TrainRetimed(_Base):
         return [
             f"Train {held['train']} was retimed and would arrive too late; I rebooked everyone on {new['train']} (departs {new['depart'][11:16]}) and cancelled the old booking."
         ]
+
+
+def retimed_parties(ctx: Any, s: Offsite) -> list[list[str]]:
+    """The travellers (normalised, sorted) of each outbound booking made on a train the railway retimed."""
+    retimed = {
+        r["offer_id"]
+        for r in ctx.sql(
+            "rail_booking",
+            "SELECT offer_id FROM train_offers WHERE date = ? AND route_notes = 'Retimed by the railway'",
+            (s.day1.isoformat(),),
+        )
+    }
+    return [
+        sorted(text.norm_name(n) for n in b["names"])
+        for b in train_bookings(ctx, s, "out", live=False)
+        if b["offer_id"] in retimed
+    ]
 
 
 class WeatherMove(_Base):

@@ -774,24 +774,11 @@ class Offsite(Family):
 
         @b.checks.stage(db, weight=5, tags=("communication", "execution"), id=f"s{db:02d}_team_briefed")
         def briefed(ctx: Any) -> bool:
-            """Mail reached every attendee of the moment naming the outbound train and its departure time and the hotel."""
-            held = te.train_bookings(ctx, s, "out")
-            h = te.hotel_row(ctx, te.venue_id(ctx, s))
-            if len(held) != 1 or h is None:
-                return False
-            dep = state.when(held[0]["depart_at"], s.tz)
-            want = {s.emails[p].lower() for p in s.roster_at(ctx.now) if p != s.user_name}
-            got: set[str] = set()
-            for m in state.sent(ctx):
-                body = m.subject + "\n" + m.own_body
-                if (
-                    held[0]["train_no"] in body
-                    and dep is not None
-                    and text.mentions_time(body, dep.time())
-                    and text.mentions_name(body, h["name"])
-                ):
-                    got |= set(m.recipients)
-            return want <= got
+            """Mail reached every attendee of the first list still coming, naming the outbound train
+            held, its departure time and the hotel (a roster change's joiner is the roster probe's check)."""
+            want = {s.emails[p].lower() for p in s.roster_at(ctx.now) if p != s.user_name and p in s.roster}
+            got = te.briefed_to(ctx, s)
+            return bool(got) and want <= got
 
         @b.checks.stage(inv, weight=5, tags=("bookkeeping", "execution"), id=f"s{inv:02d}_invoice_disputed")
         def disputed(ctx: Any) -> bool:
@@ -1279,17 +1266,20 @@ def day_before(agent: Any, event_text: str):
     h = agent.memory.get("hotel")
     if held is None or h is None:
         return []
-    if agent.fresh():
-        yield agent.call("rail_booking__list_train_bookings", user_id=te.USER_ID)
+    depart = held["depart"]
+    if agent.fresh():  # the booking as the railway shows it now (a retimed train leaves at its new time)
+        listed = yield agent.call("rail_booking__list_train_bookings", user_id=te.USER_ID)
+        mine = next((x for x in listed.get("bookings", []) if x.get("booking_ref") == held["ref"]), None)
+        depart = mine.get("depart_at") or depart if mine else depart
     to = [s.emails[p] for p in agent.team() if p != s.user_name]
     body = (
-        f"Hi all, for tomorrow's offsite: we take train {held['train']} from {held['station']}, departing {held['depart'][11:16]} "
+        f"Hi all, for tomorrow's offsite: we take train {held['train']} from {held['station']}, departing {depart[11:16]} "
         f"on {s.day1.isoformat()}. We stay at {h.name} in {s.city}. See you there!"
     )
     yield agent.call(
         "email__send_email", to=", ".join(to), subject=agent.t("Offsite tomorrow: train and hotel"), body=agent.t(body)
     )
-    return [f"Mailed all {len(to)} attendees: train {held['train']} at {held['depart'][11:16]}, hotel {h.name}."]
+    return [f"Mailed all {len(to)} attendees: train {held['train']} at {depart[11:16]}, hotel {h.name}."]
 
 
 def invoice_step(agent: Any, event_text: str):

@@ -660,12 +660,13 @@ class WorkshopDinner(Family):
 
         @b.checks.stage(eve, weight=4, tags=("state",), id=f"s{eve:02d}_everyone_told")
         def told(ctx: Any) -> bool:
-            """Everyone coming got a mail naming the restaurant held and the time."""
+            """Everyone of the first list still coming got a mail naming the restaurant held (a
+            headcount change's joiner is the headcount probe's check)."""
             name = D.held_name(ctx, s)
             if name is None or not D.booked(ctx, s):
                 return False
             since = s.at(s.day - timedelta(days=1), 15)
-            for n in s.roster_at(since)[1:]:
+            for n in [n for n in s.roster_at(since)[1:] if n in s.roster]:
                 mails = D.sent_to(ctx, s.emails[n], since)
                 if not any(text.contains_text(m.own_body, name) for m in mails):
                     return False
@@ -719,15 +720,11 @@ class WorkshopDinner(Family):
 
         @b.checks.stage(whq, weight=3, tags=("state",), id=f"s{whq:02d}_who_is_coming")
         def coming(ctx: Any) -> bool:
-            """The reply names everyone coming now and nobody who dropped out."""
+            """The reply names everyone of the first list still coming (a headcount change, its joiner
+            and its drop-out, is the headcount probe's check)."""
             now = s.roster_at(ctx.now)
-            gone = [n for n in s.roster + list(s.emails) if n not in now]
             reply = ctx.reply(whq)
-            return (
-                D.booked(ctx, s)
-                and all(text.contains_text(reply, n) for n in now)
-                and not any(text.contains_text(reply, n) for n in gone)
-            )
+            return D.booked(ctx, s) and all(text.contains_text(reply, n) for n in now if n in s.roster)
 
         @b.checks.stage(kick, weight=2, tags=("state",), id=f"s{kick:02d}_sheet_lists_everyone")
         def everyone(ctx: Any) -> bool:
@@ -963,9 +960,9 @@ def remind(agent: Any, event_text: str):
     if not agent.fresh():
         return ["Noted."]
     s: D.Workshop = agent.story
-    held = yield from agent.table()
+    held = yield from agent.live_table()
     if held is None:
-        return []
+        return agent.news()
     team = [n for n in agent.memory.get("team", s.roster) if n != s.user]
     body = f"Dinner after the workshop: {held['merchant_name']}, {s.day.isoformat()} at {s.dinner.strftime('%H:%M')}."
     yield agent.call(
@@ -974,7 +971,7 @@ def remind(agent: Any, event_text: str):
         subject=agent.t("Team dinner tomorrow"),
         body=agent.t(body),
     )
-    return ["Everyone has the dinner details."]
+    return [*agent.news(), "Everyone has the dinner details."]
 
 
 def claim(agent: Any, event_text: str):
@@ -1009,12 +1006,12 @@ def quiet(agent: Any, event_text: str):
 
 
 def per_head(agent: Any, event_text: str):
-    held = yield from agent.table()
+    held = yield from agent.live_table()
     if held is None:
-        return []
+        return agent.news()
     m = yield agent.call("review_platform__get_merchant", merchant_id=held["merchant_id"])
     cost = round(m["avg_price_minor"] / 100 * (1 + D.SERVICE), 2)
-    return [f"{held['merchant_name']}: {cost:.2f} CNY per head including the 10% service charge."]
+    return [*agent.news(), f"{held['merchant_name']}: {cost:.2f} CNY per head including the 10% service charge."]
 
 
 def deposit_said(agent: Any, event_text: str):
@@ -1028,14 +1025,26 @@ def deposit_said(agent: Any, event_text: str):
 
 
 def diets_said(agent: Any, event_text: str):
+    """The diets of the team: the list's, the ones passed on since, and any an attendee has
+    mailed in (the inbox is re-read at every turn, as AGENTS.md asks)."""
     s: D.Workshop = agent.story
     team = agent.memory.get("team", s.roster)
     known = {n: d for n, d in s.diets.items() if n in team}
     known.update(agent.memory.get("late", {}))
+    by_addr = {s.emails[n].lower(): n for n in team if n in s.emails}
+    found = yield agent.call("email__get_emails", folder="INBOX", page_size=50)
+    for m in found.get("emails", []) if isinstance(found, dict) else []:
+        who = by_addr.get(str(m.get("from_addr", "")).lower())
+        if who is None or who in known:
+            continue
+        full = yield agent.call("email__read_email", email_id=m["email_id"])
+        body = str(full.get("body_text") or "") if isinstance(full, dict) else ""
+        diet = next((en for en, zh, _ in DIETS if en in body or zh in body), None)
+        if diet is not None:
+            known[who] = diet
     if not known:
         return ["Nobody has a diet or allergy."]
     return ["; ".join(f"{n}: {d}" for n, d in known.items()) + "."]
-    yield  # pragma: no cover
 
 
 def who(agent: Any, event_text: str):
@@ -1045,11 +1054,11 @@ def who(agent: Any, event_text: str):
 
 
 def address(agent: Any, event_text: str):
-    held = yield from agent.table()
+    held = yield from agent.live_table()
     if held is None:
-        return []
+        return agent.news()
     m = yield agent.call("review_platform__get_merchant", merchant_id=held["merchant_id"])
-    return [f"{m['name']}, {m['address']}."]
+    return [*agent.news(), f"{m['name']}, {m['address']}."]
 
 
 def review(agent: Any, event_text: str):
