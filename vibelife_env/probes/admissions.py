@@ -342,6 +342,13 @@ def flight_valid(ctx: Any, story: AdmissionStory) -> bool:
     )
 
 
+def flight_held(ctx: Any, story: AdmissionStory) -> bool:
+    """The trip to the test is under way: exactly one live flight is held, whatever has happened
+    to it since (engagement: whether it still fits the rules is :func:`flight_valid`'s, which the
+    booking's and the retiming's checks call)."""
+    return the_flight(ctx, story) is not None
+
+
 def booked_slot(ctx: Any, story: AdmissionStory) -> InterviewSlot | None:
     """The interview slot the agent's mail to the office names (exactly one code over all its mail)."""
     named: set[str] = set()

@@ -971,21 +971,26 @@ class ProfessionalCert(Family):
 
                 @b.checks.stage(sx, weight=1, tags=("communication",), id=f"s{sx:02d}_quiet_{key}")
                 def quiet(ctx: Any, sx: int = sx) -> bool:
-                    """Nothing is due: no mail and a short reply, on a test that is being run."""
-                    return run(ctx) and ex.mocks_ok(ctx, s) and ex.quiet_ok(ctx, sx) and ex.stage_read(ctx, sx, "email")
+                    """Nothing is due: no mail and a short reply, on a test that is being run (its mocks planned)."""
+                    return (
+                        run(ctx)
+                        and ex.mocks_planned(ctx, s)
+                        and ex.quiet_ok(ctx, sx)
+                        and ex.stage_read(ctx, sx, "email")
+                    )
 
         for i in range(3):
             m = st[f"mock_score_{i}"]
 
             @b.checks.stage(m, weight=2, tags=("persistence",), id=f"s{m:02d}_mock_score_{i}_logged")
             def logged(ctx: Any, i: int = i, m: int = m) -> bool:
-                """The tutor's score is added to the notes during the stage, on a plan that is being run."""
+                """The tutor's score is added to the notes during the stage, on a plan that is being run (its mocks planned)."""
                 added = " ".join(
                     n.text
                     for n in state.notes(ctx, s.extras["initial_files"], exclude_pages=("pg_home",))
                     if MOCKED.found_in(n.text)
                 )
-                return run(ctx) and ex.mocks_ok(ctx, s) and text.mentions_amount(added, s.mock_scores[i])
+                return run(ctx) and ex.mocks_planned(ctx, s) and text.mentions_amount(added, s.mock_scores[i])
 
         tk = st["ticket"]
         adm = s.extras["admission"]
@@ -1049,7 +1054,7 @@ class ProfessionalCert(Family):
             reply = ctx.reply(pq)
             return (
                 run(ctx)
-                and ex.mocks_ok(ctx, s)
+                and ex.mocks_planned(ctx, s)
                 and text.mentions_amount(reply, s.minimum)
                 and text.mentions_amount(reply, s.mock_scores[1])
             )
@@ -1384,15 +1389,18 @@ def spent(agent: Any, event_text: str):
 
 
 def eve(agent: Any, event_text: str):
+    """Where and when: first a last look at the board's feed for a change to the session (a
+    careful agent checks before telling the user where to go), then the car and the venue."""
     s, m = agent.story, agent.memory
     if "car" not in m or "address" not in m:
         return []
+    out = yield from es.last_look(agent)
     up = _instant(m["car"]["dep"]).astimezone(TZ)
     return [
+        *out,
         f"Pick up car {m['car']['ref']} at {up.strftime('%H:%M')} at the {s.home_station}. The exam is at {m['address']}; "
-        f"check-in {es.checkin(agent).strftime('%H:%M')}."
+        f"check-in {es.checkin(agent).strftime('%H:%M')}.",
     ]
-    yield
 
 
 def morning(agent: Any, event_text: str):

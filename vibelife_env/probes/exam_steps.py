@@ -315,6 +315,19 @@ def checkin(agent: Any) -> datetime:
     return at - timedelta(minutes=s.move_minutes) if m.get("moved") else at
 
 
+def last_look(agent: Any):
+    """Before saying where the exam is (the evening before), read the board's feed once more: a
+    move of the registered session not yet followed is followed now (its lines are returned)."""
+    if agent.memory.get("moved"):
+        return []
+    feed = yield agent.call("notification_hub__get_account_feed", account_id="oa_board")
+    posts = feed.get("posts", feed) if isinstance(feed, dict) else feed
+    if not any(isinstance(p, dict) and p.get("post_id") == "post_move" for p in posts or ()):
+        return []
+    out = yield from agent.follow_move()
+    return out
+
+
 def results_plan(agent: Any, event_text: str):
     """The results day in the calendar."""
     s, m = agent.story, agent.memory

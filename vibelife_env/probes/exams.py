@@ -396,6 +396,24 @@ def mocks_ok(ctx: Any, story: ExamStory) -> bool:
     )
 
 
+def mocks_planned(ctx: Any, story: ExamStory) -> bool:
+    """The mock plan is in the calendar: three mock events, whatever has happened to their days since.
+
+    The prerequisite of the checks that only mean something on a study plan that is being run
+    (quiet reviews, logged mock scores, progress answers). Whether the mocks still follow every
+    rule is :func:`mocks_ok`'s, which the planning stage's and the mock conflict's checks call: a
+    family event left on a mock's day fails those checks, not every check gated here.
+    """
+    return len(mocks(ctx, story)) == 3
+
+
+def train_booked(ctx: Any, story: ExamStory) -> bool:
+    """The trip to the centre is under way: exactly one live train is held, whether or not it
+    still fits the current check-in (that is :func:`train_valid`'s rule, which the booking's and
+    the centre move's checks call)."""
+    return the_train(ctx, story) is not None
+
+
 def street(centre: Centre) -> str:
     """The street part of a centre's address (number and street, without the city)."""
     return centre.address.split(",")[0]

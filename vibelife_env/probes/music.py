@@ -955,8 +955,9 @@ class AdmissionSlip(MusicProbe):
 
         @b.checks.stage(s, weight=2, tags=("persistence", "calendar"), id=f"s{s:02d}_room_in_calendar")
         def room(ctx: Any) -> bool:
-            """The exam's calendar entry (at its current time) names the room."""
-            evs = exam_events(ctx, story, exam_at(ctx, story))
+            """The exam's calendar entry names the room (the entry at the exam's current time, or the one
+            still at its first time when a move was not followed: the move is judged by its own checks)."""
+            evs = exam_events(ctx, story, exam_at(ctx, story)) or exam_events(ctx, story, story.exam)
             return run(ctx) and any(
                 text.contains_text(f"{e.location} {e.description} {e.summary}", self.room) for e in evs
             )

@@ -949,7 +949,7 @@ class LanguageTest(Family):
             """The answer gives the fee plus the live train fare (from the services)."""
             return (
                 run(ctx)
-                and ex.train_valid(ctx, s)
+                and ex.train_booked(ctx, s)
                 and text.mentions_amount(ctx.reply(p), ex.spent(ctx, s), tolerance=1)
             )
 
@@ -958,21 +958,26 @@ class LanguageTest(Family):
 
                 @b.checks.stage(sx, weight=1, tags=("communication",), id=f"s{sx:02d}_quiet_{key}")
                 def quiet(ctx: Any, sx: int = sx) -> bool:
-                    """Nothing is due: no mail and a short reply, on a test that is being run."""
-                    return run(ctx) and ex.mocks_ok(ctx, s) and ex.quiet_ok(ctx, sx) and ex.stage_read(ctx, sx, "email")
+                    """Nothing is due: no mail and a short reply, on a test that is being run (its mocks planned)."""
+                    return (
+                        run(ctx)
+                        and ex.mocks_planned(ctx, s)
+                        and ex.quiet_ok(ctx, sx)
+                        and ex.stage_read(ctx, sx, "email")
+                    )
 
         for i in range(3):
             m = st[f"mock_score_{i}"]
 
             @b.checks.stage(m, weight=2, tags=("persistence",), id=f"s{m:02d}_mock_score_{i}_logged")
             def logged(ctx: Any, i: int = i, m: int = m) -> bool:
-                """The tutor's score is added to the notes during the stage, on a plan that is being run."""
+                """The tutor's score is added to the notes during the stage, on a plan that is being run (its mocks planned)."""
                 added = " ".join(
                     n.text
                     for n in state.notes(ctx, s.extras["initial_files"], exclude_pages=("pg_home",))
                     if MOCKED.found_in(n.text)
                 )
-                return run(ctx) and ex.mocks_ok(ctx, s) and text.mentions_amount(added, s.mock_scores[i])
+                return run(ctx) and ex.mocks_planned(ctx, s) and text.mentions_amount(added, s.mock_scores[i])
 
         tk = st["ticket"]
         adm = s.extras["admission"]
@@ -1016,15 +1021,15 @@ class LanguageTest(Family):
 
             @b.checks.stage(mo, weight=1, tags=("communication",), id=f"s{mo:02d}_quiet_morning")
             def mo_quiet(ctx: Any) -> bool:
-                """Nothing is due on the test morning: a short reply, no mail, with a valid train."""
-                return run(ctx) and ex.train_valid(ctx, s) and ex.quiet_ok(ctx, mo)
+                """Nothing is due on the test morning: a short reply, no mail, with a train booked."""
+                return run(ctx) and ex.train_booked(ctx, s) and ex.quiet_ok(ctx, mo)
 
         @b.checks.stage(w, weight=3, tags=("communication", "bookkeeping"), id=f"s{w:02d}_final_cost")
         def w_total(ctx: Any) -> bool:
             """The wrap-up gives the total cost from the services (fee plus live train)."""
             return (
                 run(ctx)
-                and ex.train_valid(ctx, s)
+                and ex.train_booked(ctx, s)
                 and text.mentions_amount(ctx.reply(w), ex.spent(ctx, s), tolerance=1)
             )
 
@@ -1041,7 +1046,7 @@ class LanguageTest(Family):
         @b.checks.stage(tt, weight=3, tags=("living_world", "calendar"), id=f"s{tt:02d}_train_event_follows_timetable")
         def tt_calendar(ctx: Any) -> bool:
             """After the silent timetable change the train's calendar entry starts at its new departure."""
-            return run(ctx) and ex.train_valid(ctx, s) and shifted(ctx, s) and train_event(ctx)
+            return run(ctx) and ex.train_booked(ctx, s) and shifted(ctx, s) and train_event(ctx)
 
         @b.checks.stage(tt, weight=1, tags=("communication",), id=f"s{tt:02d}_timetable_told")
         def tt_told(ctx: Any) -> bool:
@@ -1101,12 +1106,12 @@ class LanguageTest(Family):
 
         @b.checks.cross_stage(weight=4, tags=("constraint", "bookkeeping"))
         def x_fare_cap(ctx: Any) -> bool:
-            """Every train ever booked stayed within the fare cap, and the trip is on."""
+            """Every train ever booked stayed within the fare cap, and a train is booked."""
             rows = ctx.sql(
                 "rail_booking",
                 "SELECT o.adult_fare FROM train_bookings b JOIN train_offers o ON o.offer_id = b.offer_id",
             )
-            return run(ctx) and ex.train_valid(ctx, s) and all(float(x["adult_fare"]) <= s.cap for x in rows)
+            return run(ctx) and ex.train_booked(ctx, s) and all(float(x["adult_fare"]) <= s.cap for x in rows)
 
         @b.checks.final(weight=4, tags=("calendar", "living_world"))
         def f_test_in_calendar(ctx: Any) -> bool:
@@ -1334,14 +1339,17 @@ def spent(agent: Any, event_text: str):
 
 
 def eve(agent: Any, event_text: str):
+    """Where and when: first a last look at the board's feed for a change to the session (a
+    careful agent checks before telling the user where to go), then the train and the venue."""
     s, m = agent.story, agent.memory
     if "train" not in m or "address" not in m:
         return []
+    out = yield from es.last_look(agent)
     tr = m["train"]
     return [
-        f"Leave on {tr['no']} at {tr['dep'][11:16]} from {s.home_station}. The test is at {m['address']}; check-in {es.checkin(agent).strftime('%H:%M')}."
+        *out,
+        f"Leave on {tr['no']} at {tr['dep'][11:16]} from {s.home_station}. The test is at {m['address']}; check-in {es.checkin(agent).strftime('%H:%M')}.",
     ]
-    yield
 
 
 def morning(agent: Any, event_text: str):

@@ -990,7 +990,7 @@ class UniversityEntrance(Family):
             def quiet(ctx: Any, st: int = st, key: str = key) -> bool:
                 """Nothing due: no mail and a short reply, on an application being run (a flight held, later on)."""
                 later = key in ("packing", "test_day", "test_done", "review_2")
-                going = ad.flight_valid(ctx, s) if later else True
+                going = ad.flight_held(ctx, s) if later else True
                 return run(ctx) and going and ad.quiet(ctx, st)
 
         @b.checks.cross_stage(weight=5, tags=("authorization",), id="x_nothing_paid_before_go_ahead")
