@@ -434,6 +434,29 @@ def stays_ok(ctx: Any, story: Tour) -> bool:
     return all(stay_ok(ctx, story, s) for s in story.stays_at(ctx.now))
 
 
+def ledger_holds(ctx: Any, live: Iterable[state.Charge], gone: Iterable[state.Charge] = ()) -> bool:
+    """The ledger records some bookings: each of ``live`` has a committed row at its amount, none
+    of ``gone`` (bookings cancelled or refunded) still counts as committed, and the total line
+    equals the committed rows. A stage's "recorded" check judges the rows its own event
+    concerns; whether the rest of the ledger matches the services is the checks of the events
+    that changed them (and the final reconciliation)."""
+    found, total = ledger.rows(ctx.file("ledger.md"))
+    if total is None:
+        return False
+    committed = [(cell, amount) for cell, amount, status in found if status == "committed"]
+    if not all(any(c.ref in cell and abs(a - c.amount) <= 0.5 for cell, a in committed) for c in live):
+        return False
+    if any(c.ref in cell for c in gone if not c.live for cell, _ in committed):
+        return False
+    return abs(sum(a for _, a in committed) - total) <= 0.5
+
+
+def ticket_charges(ctx: Any, story: Tour, refs: Iterable[str]) -> list[state.Charge]:
+    """The charges (live or not) of these booking references."""
+    wanted = set(refs)
+    return [c for c in charges(ctx, story) if c.ref in wanted]
+
+
 def hotel_name(ctx: Any, hotel_id: str) -> str:
     rows = ctx.sql("hotel_booking", "SELECT name FROM hotels WHERE hotel_id = ?", (hotel_id,))
     return rows[0]["name"] if rows else hotel_id
@@ -495,6 +518,27 @@ class TourAgent(PlanAgent):
         for row in self.memory.get("ledger", []):
             if row[2] == ref:
                 row[4] = status
+
+    def reconcile(self):
+        """Re-read the bookings the ledger counts (asked about money, a careful agent reads the
+        services, not only its own notes): a committed row whose booking no longer stands is
+        marked ``refunded``. Returns whether a row changed."""
+        rows = [r for r in self.memory.get("ledger", []) if r[4] == "committed"]
+        gone = yield from self.gone_refs({r[2] for r in rows})
+        for r in rows:
+            if r[2] in gone:
+                r[4] = "refunded"
+        return any(r[2] in gone for r in rows)
+
+    def gone_refs(self, refs: set[str]):
+        """Which of ``refs`` no longer stand, read from the services (here: hotel reservations)."""
+        out: set[str] = set()
+        for ref in self.memory.get("hotel_refs", []):
+            if ref in refs:
+                got = yield self.call("hotel_booking__get_reservation", reservation_id=ref)
+                if isinstance(got, dict) and str(got.get("status", "")).lower() == "cancelled":
+                    out.add(ref)
+        return out
 
     def day_line(self, day: date, line: str, replace: str | None = None) -> None:
         """Add a line to a day of the itinerary (``replace``: drop that day's lines containing it first)."""
@@ -571,6 +615,7 @@ class TourAgent(PlanAgent):
             "amount": float(made["total_charged"]),
         }
         self.memory.setdefault("stays", {})[stay.key] = held
+        self.memory.setdefault("hotel_refs", []).append(held["id"])
         self.ledger_add(f"{hotel.name}, {stay.nights} nights", held["id"], held["amount"])
         for i in range(stay.nights):
             self.day_line(stay.check_in + timedelta(days=i), f"Night at {hotel.name}", replace="Night at")
@@ -945,9 +990,18 @@ class HotelWalk(Probe):
 
         @b.checks.stage(s, weight=2, tags=("persistence", "bookkeeping"), id=f"s{s:02d}_walk_ledger_follows")
         def ledger_follows(ctx: Any) -> bool:
-            """The ledger no longer counts the cancelled stay and counts the new one (total right)."""
-            money = [c for c in charges(ctx, story) if c.kind in story.money_kinds]
-            return stay_ok(ctx, story, stay) and ledger.consistent(ctx, money)
+            """The ledger no longer counts the cancelled stay and counts the new one (its total line
+            equal to its committed rows)."""
+            cities = hotel_cities(ctx)
+            mine = [
+                c
+                for c in charges(ctx, story)
+                if c.kind == "hotel"
+                and cities.get(c.row["hotel_id"]) == stay.city.name
+                and c.row["check_in"] < stay.check_out.isoformat()
+                and stay.check_in.isoformat() < c.row["check_out"]
+            ]
+            return stay_ok(ctx, story, stay) and ledger_holds(ctx, [c for c in mine if c.live], mine)
 
         @b.checks.stage(s, weight=2, tags=("communication", "living_world"), id=f"s{s:02d}_walk_told")
         def told(ctx: Any) -> bool:
@@ -1192,7 +1246,8 @@ class RailStory(Tour):
         return sorted(rows, key=lambda t: (t.fare, t.depart))
 
     def due(self, leg: Leg) -> datetime:
-        """When the leg must be booked by (the turn that makes it bookable)."""
+        """When the leg must be booked by (the turn that makes it bookable; a fare-held leg: the
+        first turn after its hold ends, see :meth:`FareHold.follow`)."""
         return self.extras["due"][leg.index]
 
     def booked(self, ctx: Any) -> bool:
@@ -1249,7 +1304,17 @@ def tickets(ctx: Any, story: RailStory, live: bool = True) -> list[Ticket]:
 
 
 def leg_tickets(ctx: Any, story: RailStory, leg: Leg) -> list[Ticket]:
+    """The live tickets of a leg."""
     return [t for t in tickets(ctx, story) if (t.origin, t.dest, t.day) == (leg.origin.name, leg.dest.name, leg.day)]
+
+
+def leg_tickets_all(ctx: Any, story: RailStory, leg: Leg) -> list[Ticket]:
+    """Every ticket bought for a leg during the task, cancelled ones included."""
+    return [
+        t
+        for t in tickets(ctx, story, live=False)
+        if (t.origin, t.dest, t.day) == (leg.origin.name, leg.dest.name, leg.day)
+    ]
 
 
 def cancelled_trains(ctx: Any) -> set[tuple[str, str]]:
@@ -1304,7 +1369,9 @@ def stays_reserved(ctx: Any, story: Tour) -> bool:
         if c.kind == "hotel"
     ]
     return all(
-        any(city == st.city.name and a < st.check_out.isoformat() and st.check_in.isoformat() < b for city, a, b in held)
+        any(
+            city == st.city.name and a < st.check_out.isoformat() and st.check_in.isoformat() < b for city, a, b in held
+        )
         for st in story.stays
     )
 
@@ -1412,6 +1479,18 @@ class RailAgent(TourAgent):
             replace="Train ",
         )
         return held
+
+    def gone_refs(self, refs: set[str]):
+        """The tour agent's reading, plus the train bookings cancelled or refunded."""
+        out = yield from super().gone_refs(refs)
+        if any(r for r in refs if r not in out):
+            listed = yield self.call("rail_booking__list_train_bookings", user_id=USER_ID)
+            out |= {
+                b["booking_ref"]
+                for b in listed.get("bookings", [])
+                if b["booking_ref"] in refs and str(b.get("status", "")).lower() in ("cancelled", "refunded")
+            }
+        return out
 
     def train_state(self, held: dict[str, Any], leg: Leg):
         """``(cancelled, depart, arrive)`` of a held train now, from its status and its offer (other
@@ -1599,11 +1678,12 @@ class TrainDisruption(Probe):
 
         @b.checks.stage(s, weight=2, tags=("persistence", "bookkeeping"), id=f"s{s:02d}_{kind}_records_follow")
         def records(ctx: Any) -> bool:
-            """The itinerary's day names the train that now covers the leg, and the ledger matches the services."""
+            """The itinerary's day names the train that now covers the leg, and the ledger counts its
+            ticket and no longer the cancelled one (its total line equal to its committed rows)."""
             held = leg_tickets(ctx, story, leg)
             day = section(ctx.file("itinerary.md"), leg.day)
-            money = [c for c in charges(ctx, story) if c.kind in ("train", "hotel")]
-            return len(held) == 1 and held[0].train_no in day and ledger.consistent(ctx, money)
+            every = ticket_charges(ctx, story, (t.ref for t in leg_tickets_all(ctx, story, leg)))
+            return len(held) == 1 and held[0].train_no in day and ledger_holds(ctx, [c for c in every if c.live], every)
 
         @b.checks.stage(s, weight=2, tags=("communication", "living_world"), id=f"s{s:02d}_{kind}_new_time_told")
         def told(ctx: Any) -> bool:
@@ -1696,22 +1776,59 @@ class FareHold(Probe):
         story.extras["due"][leg.index] = review
         story.extras.setdefault("legit_later", []).append((at, self.message_id))
         self.at = at
-        return [
-            Slot(
-                "fare_hold",
-                [
-                    silent(
-                        "fare_hold_lands",
-                        at,
-                        "Sales open; the advance fares are held by mail.",
-                        [{"server": "rail_booking", "sql": open_sales_sql(story, leg)}, {"script": "fare_hold_mail"}],
-                    ),
-                    cron("fare_hold_review", review, "Daily review: anything new in the mail or the bookings?"),
-                    silent("fare_hold_lapses", self.deadline, "The hold ends.", [{"script": "fare_hold_lapse"}]),
-                ],
-                {"fare_hold_review": [self.step]},
-            )
-        ]
+        self.slot = Slot(
+            "fare_hold",
+            [
+                silent(
+                    "fare_hold_lands",
+                    at,
+                    "Sales open; the advance fares are held by mail.",
+                    [{"server": "rail_booking", "sql": open_sales_sql(story, leg)}, {"script": "fare_hold_mail"}],
+                ),
+                cron("fare_hold_review", review, "Daily review: anything new in the mail or the bookings?"),
+                silent("fare_hold_lapses", self.deadline, "The hold ends.", [{"script": "fare_hold_lapse"}]),
+            ],
+            {"fare_hold_review": [self.step]},
+        )
+        return [self.slot]
+
+    def follow(self, story: RailStory, slots: list[Slot]) -> None:
+        """Once the instance's other slots are placed: the first turn after the hold ends is
+        when an agent that missed the quiet mail still buys the leg, at the plain (raised)
+        fare, on its next look at the bookings. The leg is due by then (the tour's engagement
+        gate, :func:`rail_booked`; buying it in time at the held fare is this probe's own
+        check), and that turn carries :meth:`after_hold` with :meth:`plain` as its stand-in
+        (:attr:`Slot.instead`)."""
+        later = sorted(
+            (e["time"], e["id"])
+            for x in slots
+            if x is not self.slot
+            for e in x.events
+            if e.get("kind") != "mutation" and e["time"] > self.deadline
+        )
+        if not later:
+            return
+        at, event_id = later[0]
+        story.extras["due"][self.leg.index] = at
+        self.slot.steps[event_id] = [self.after_hold]
+        self.slot.instead[event_id] = [self.plain]
+
+    def after_hold(self, agent: Any, event_text: str):
+        """The first turn after the hold: the leg was bought at the review, nothing to do."""
+        return []
+        yield
+
+    def plain(self, agent: Any, event_text: str):
+        """What an agent that missed the hold mail still does: it finds the leg on sale at its
+        next look after the hold and buys it at the fare of the day."""
+        if not agent.fresh() or self.leg.index in agent.memory.get("legs", {}):
+            return []
+        held = yield from agent.buy_leg(self.leg)
+        yield agent.write_ledger()
+        yield agent.write_itinerary()
+        if held is None:
+            return []
+        return [f"Bought {held['train']} for {self.leg.day.isoformat()} ({held['amount']:,.2f} CNY for all of us)."]
 
     def setup(self, b: Any, story: RailStory) -> None:
         b.callable("fare_hold_mail", lambda ctx: self.mail(ctx, story))
@@ -1752,13 +1869,13 @@ class FareHold(Probe):
 
         @b.checks.stage(s, weight=2, tags=("persistence", "bookkeeping"), id=f"s{s:02d}_held_leg_recorded")
         def recorded(ctx: Any) -> bool:
-            """The held leg's ticket is in the ledger (total right) and on its day of the itinerary."""
+            """The held leg's ticket is in the ledger (its total line equal to its committed rows) and
+            on its day of the itinerary."""
             held = leg_tickets(ctx, story, leg)
-            money = [c for c in charges(ctx, story) if c.kind in ("train", "hotel")]
             return (
                 len(held) == 1
                 and held[0].train_no in section(ctx.file("itinerary.md"), leg.day)
-                and ledger.consistent(ctx, money)
+                and ledger_holds(ctx, ticket_charges(ctx, story, [held[0].ref]))
             )
 
         @b.checks.cross_stage(weight=4, tags=("living_world", "constraint"), id="x_fare_hold_met")

@@ -53,6 +53,8 @@ from vibelife_env.probes.rail import (
     charges,
     cron,
     daytime,
+    hotel_cities,
+    ledger_holds,
     mail_sql,
     money_out,
     q,
@@ -61,7 +63,6 @@ from vibelife_env.probes.rail import (
     slug,
     stage_called,
     stay_ok,
-    stays_ok,
     stays_reserved,
 )
 
@@ -465,9 +466,7 @@ def road_booked(ctx: Any, story: RoadStory) -> bool:
     key = ("road", "booked", ctx.now)
     if key not in ctx.memo:
         ctx.memo[key] = (
-            ctx.now >= story.extras["go_ahead"]
-            and bool(cars(ctx, story, live=False))
-            and stays_reserved(ctx, story)
+            ctx.now >= story.extras["go_ahead"] and bool(cars(ctx, story, live=False)) and stays_reserved(ctx, story)
         )
     return bool(ctx.memo[key])
 
@@ -832,11 +831,16 @@ class CarTrouble(Probe):
 
         @b.checks.stage(s, weight=3, tags=("persistence", "bookkeeping"), id=f"s{s:02d}_{self.kind}_refund_recorded")
         def recorded(ctx: Any) -> bool:
-            """The refund that came back is a ``refunded`` row of the ledger, and the ledger still matches."""
+            """The refund that came back is a ``refunded`` row of the ledger (not a committed one), the
+            car still counts at its amount and the total line equals the committed rows."""
             got = [r for r in refunds(ctx, story) if r["tx_id"] == self.refund_id]
-            money = [c for c in charges(ctx, story) if c.kind in story.money_kinds]
+            found, _ = ledger.rows(ctx.file("ledger.md"))
+            car = [c for c in charges(ctx, story) if c.kind == "car" and c.live]
             return (
-                bool(got) and ledger_refunded(ctx, abs(got[0]["amount_minor"]) / 100) and ledger.consistent(ctx, money)
+                bool(got)
+                and ledger_refunded(ctx, abs(got[0]["amount_minor"]) / 100)
+                and not any(st == "committed" and self.refund_id in cell for cell, _, st in found)
+                and ledger_holds(ctx, car)
             )
 
     # ----------------------------------------------------------------- oracle
@@ -1000,10 +1004,27 @@ class RoadClosure(Probe):
 
         @b.checks.stage(s, weight=2, tags=("persistence", "bookkeeping"), id=f"s{s:02d}_closure_records_follow")
         def records(ctx: Any) -> bool:
-            """The itinerary's day of the closure names the town on the way, and the ledger matches the services."""
-            money = [c for c in charges(ctx, story) if c.kind in story.money_kinds]
+            """The itinerary's day of the closure names the town on the way, and the ledger follows the
+            split: the night on the way and the moved stay at their amounts, a cancelled reservation of
+            them no longer committed, the total line equal to the committed rows."""
             day = section(ctx.file("itinerary.md"), self.day)
-            return story.booked(ctx) and text.mentions_name(day, self.via.name) and ledger.consistent(ctx, money)
+            cities = hotel_cities(ctx)
+            mine = [
+                c
+                for c in charges(ctx, story)
+                if c.kind == "hotel"
+                and any(
+                    cities.get(c.row["hotel_id"]) == x.city.name
+                    and c.row["check_in"] < x.check_out.isoformat()
+                    and x.check_in.isoformat() < c.row["check_out"]
+                    for x in (night, self.stay)
+                )
+            ]
+            return (
+                story.booked(ctx)
+                and text.mentions_name(day, self.via.name)
+                and ledger_holds(ctx, [c for c in mine if c.live], mine)
+            )
 
         @b.checks.stage(s, weight=2, tags=("communication", "living_world"), id=f"s{s:02d}_closure_told")
         def told(ctx: Any) -> bool:
@@ -1026,18 +1047,23 @@ class RoadClosure(Probe):
         new = story_stays(s, self.at)
         night = next(x for x in new if x.key == "s_via")
         held = agent.memory["stays"][self.stay.key]
+        later = next(x for x in new if x.key == self.stay.key)
         yield from agent.book_room(night, rank=0)
-        if agent.is_other_path():
-            yield agent.call("hotel_booking__cancel_reservation", reservation_id=held["id"])
-            agent.ledger_status(held["id"], "refunded")
-            later = next(x for x in new if x.key == self.stay.key)
-            yield from agent.book_room(later, rank=0)
-        else:
+        done: Any = None
+        if not agent.is_other_path():
             done = yield agent.call(
                 "hotel_booking__modify_reservation",
                 reservation_id=held["id"],
                 new_check_in=(self.day + timedelta(days=1)).isoformat(),
             )
+        if not isinstance(done, dict) or "updated_reservation" not in done:
+            # the other path, or a reservation that cannot be moved (the hotel has cancelled it):
+            # book the shortened stay anew, the old one no longer counted
+            if done is None:
+                yield agent.call("hotel_booking__cancel_reservation", reservation_id=held["id"])
+            agent.ledger_status(held["id"], "refunded")
+            yield from agent.book_room(later, rank=0)
+        else:
             total = float(done["updated_reservation"]["total_charged"])
             for row in agent.memory["ledger"]:
                 if row[2] == held["id"]:

@@ -326,6 +326,9 @@ class RailTour(Family):
             p.setup(b, story)
         slots += self._probe_slots(probes, story)
         slots += self._flex(rng, story, slots)
+        for p in probes:
+            if isinstance(p, rail.FareHold):
+                p.follow(story, slots)
         stage_of, order = rail.assemble(b, story, slots, probes, self._checks, rail.RailAgent)
         constraints = tuple(c for p in probes for c in p.constraints) + self._rule_names(story)
         days = (story.extras["wrap"] - story.kickoff).days
@@ -757,8 +760,13 @@ class RailTour(Family):
 
             @b.checks.stage(p, weight=2, tags=("persistence", "bookkeeping"), id=f"s{p:02d}_leg{leg.index}_recorded")
             def recorded(ctx: Any, leg: rail.Leg = leg) -> bool:
-                """The new ticket is in the ledger (total right) and in the calendar."""
-                return rail.leg_ok(ctx, s, leg) and ledger.consistent(ctx, money(ctx)) and _calendar_mirrors(ctx, s)
+                """The new ticket is in the ledger (its total line equal to its committed rows) and in the calendar."""
+                held = rail.leg_tickets(ctx, s, leg)
+                return (
+                    rail.leg_ok(ctx, s, leg)
+                    and rail.ledger_holds(ctx, rail.ticket_charges(ctx, s, [t.ref for t in held]))
+                    and _calendar_mirrors(ctx, s)
+                )
 
         for key in ("budget_q", "budget_mid"):
             if key not in stage_of:
@@ -814,12 +822,17 @@ class RailTour(Family):
 
             @b.checks.stage(hq, weight=2, tags=("communication",), id=f"s{hq:02d}_hotel_told")
             def hotel_told(ctx: Any) -> bool:
-                """The answer names the hotel booked in that city and its check-in time (from the hotel's policy)."""
+                """The answer names the hotel booked in that city and its check-in time (from the hotel's
+                policy); with no room held there any more (the hotel cancelled it), it says the booking
+                is cancelled (whether the stay is covered again is the cancellation's own check)."""
                 held = rail.stay_held(ctx, s, asked)
                 reply = ctx.reply(hq)
+                if not s.booked(ctx):
+                    return False
+                if not held:
+                    return CANCELLED.found_in(reply)
                 return (
-                    s.booked(ctx)
-                    and len(held) == 1
+                    len(held) == 1
                     and rail.names_hotel(ctx, reply, held[0].row["hotel_id"])
                     and text.mentions_time(reply, time(15, 0))
                 )
@@ -957,6 +970,7 @@ class RailTour(Family):
 
 # ============================================================== check helpers
 ID_CARD = text.Phrases(["ID card", "ID cards", "identity card", "身份证"])
+CANCELLED = text.Phrases(["cancelled", "canceled", "cancellation", "取消"])
 
 
 def _mentions_seat(body: str, code: str) -> bool:
@@ -1177,8 +1191,10 @@ def presale_step(leg: rail.Leg) -> Any:
 
 def budget_answer(agent: Any, event_text: str):
     s = agent.story
-    if agent.fresh():
+    if agent.fresh():  # the ledger, checked against the bookings (the answer is what the services hold)
         yield agent.call("workspace__read_file", path="ledger.md")
+        if (yield from agent.reconcile()):
+            yield agent.write_ledger()
     total = sum(r[3] for r in agent.memory.get("ledger", []) if r[4] == "committed")
     return [f"Committed so far: {total:,.2f} CNY; left of the {s.budget:,.0f} CNY budget: {s.budget - total:,.2f} CNY."]
 
@@ -1217,7 +1233,11 @@ def hotel_answer(stay: rail.Stay) -> Any:
         if held is None:
             return []
         if agent.fresh():
-            yield agent.call("hotel_booking__get_reservation", reservation_id=held["id"])
+            got = yield agent.call("hotel_booking__get_reservation", reservation_id=held["id"])
+            if isinstance(got, dict) and str(got.get("status", "")).lower() == "cancelled":
+                return [
+                    f"Our booking at {held['hotel'].name} in {stay.city.name} was cancelled by the hotel: no room is held there now."
+                ]
             yield agent.call("hotel_booking__get_hotel_details", hotel_id=held["hotel"].hotel_id)
         return [f"In {stay.city.name} we stay at {held['hotel'].name}; check-in from 15:00."]
 
@@ -1274,6 +1294,8 @@ def tomorrow_answer(agent: Any, event_text: str):
 def close_books(agent: Any, event_text: str):
     if "ledger" not in agent.memory:
         return ["Nothing was booked."]
+    if agent.fresh():  # settling the accounts: every row checked against the bookings
+        yield from agent.reconcile()
     yield agent.write_ledger()
     return [f"The whole tour cost {agent.memory['total']:,.2f} CNY in the end."]
 

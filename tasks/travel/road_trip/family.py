@@ -965,12 +965,19 @@ class RoadTrip(Family):
                 dc, weight=2, tags=("bookkeeping", "constraint"), id=f"s{dc:02d}_deposit_kept_out_of_ledger"
             )
             def deposit_out(ctx: Any) -> bool:
-                """The deposit stays out of the ledger (a hold, not a cost), which still matches the services."""
-                found, _ = ledger.rows(ctx.file("ledger.md"))
+                """The deposit stays out of the ledger (a hold, not a cost): no row names it, every
+                committed row is a booking of the trip at its amount (each once), and the total line
+                equals the committed rows."""
+                found, total = ledger.rows(ctx.file("ledger.md"))
+                known = money(ctx)
+                committed = [(cell, a) for cell, a, st in found if st == "committed"]
                 return (
                     s.booked(ctx)
-                    and ledger.consistent(ctx, money(ctx))
+                    and total is not None
                     and not any("deposit" in c.lower() for c, _, _ in found)
+                    and all(sum(1 for cell, _ in committed if c.ref in cell) <= 1 for c in known)
+                    and all(any(c.ref in cell and abs(a - c.amount) <= 0.5 for c in known) for cell, a in committed)
+                    and abs(sum(a for _, a in committed) - total) <= 0.5
                 )
 
         rt = stage_of["return"]
@@ -1449,6 +1456,8 @@ def hotel_answer(stay: rail.Stay) -> Any:
 def budget_answer(agent: Any, event_text: str):
     if agent.memory.get("car") is None:
         return []
+    if agent.fresh() and (yield from agent.reconcile()):  # the ledger, checked against the bookings
+        yield agent.write_ledger()
     total = sum(r[3] for r in agent.memory.get("ledger", []) if r[4] == "committed")
     if agent.fresh():
         car, _ = yield from agent.car_estimate()
@@ -1483,6 +1492,8 @@ def tomorrow_answer(agent: Any, event_text: str):
 def close_books(agent: Any, event_text: str):
     if "ledger" not in agent.memory:
         return ["Nothing was booked."]
+    if agent.fresh():  # settling the accounts: every row checked against the bookings
+        yield from agent.reconcile()
     yield agent.write_ledger()
     back = sum(r[3] for r in agent.memory["ledger"] if r[4] == "refunded")
     return [f"The trip cost {agent.memory['total']:,.2f} CNY committed in the end; refunds received: {back:,.2f} CNY."]
