@@ -29,6 +29,7 @@ arrived, which rule is in force), never from the agent's text.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Generator
 from dataclasses import dataclass, field
 from datetime import date, datetime, time, timedelta
@@ -270,6 +271,20 @@ def sheet_right(ctx: Any, story: TaxStory, items: tuple[str, ...] = ITEMS) -> bo
 DERIVED = ("taxable_income", "tax_due", "balance")
 
 
+def derived_follow(ctx: Any) -> bool:
+    """Taxable income, tax due and the balance follow from the worksheet's own items by TAX.md's
+    brackets (to 1 CNY; a missing row is 0). Whether those items are right is each item's checks'
+    rule: a probe's check asks its item right and this, so another item's document left out
+    costs that item's checks, not every recomputation."""
+    have = sheet(ctx)
+    deductions = sum(have.get(k, 0.0) for k in ITEMS[1:7])
+    taxable = round(max(0.0, have.get("wages", 0.0) - deductions), 2)
+    due = tax_on(taxable)
+    balance = round(due - have.get("withheld", 0.0), 2)
+    want = {"taxable_income": taxable, "tax_due": due, "balance": balance}
+    return all(abs(have.get(k, 0.0) - want[k]) <= 1.0 for k in DERIVED)
+
+
 def month_run(ctx: Any, story: TaxStory) -> bool:
     """The season is being run: the worksheet exists with the deductions the household facts give
     (basic and elderly support, which only reading USER.md and TAX.md yields)."""
@@ -367,6 +382,54 @@ class TaxAgent(PlanAgent):
         out["tax_due"] = tax_on(out["taxable_income"])
         out["balance"] = round(out["tax_due"] - out["withheld"], 2)
         return out
+
+    def refresh(self) -> Gen:
+        """Re-check the mail and the statutes, as AGENTS.md asks at every turn (things change silently):
+        a document that arrived or was corrected since, the rule now in force and a moved appointment
+        go into what the agent knows, and the worksheet is rewritten when that changed it. A careful
+        agent does this before it answers from the worksheet, journals its totals or files, so a
+        notice it missed costs that turn, not every later answer. Nothing when the agent no longer
+        re-reads the world (``Stale``)."""
+        if not self.fresh():
+            return []
+        s, d = self.story, self.docs()
+        before = self.figures()
+        if not d["payslip"]:
+            mail = yield from self.find_mail(f"hr@{s.employer[1]}")  # the annual summary, not a monthly payslip
+            if mail is not None:
+                yield self.call("email__read_email", email_id=mail["email_id"])
+                d["payslip"] = True
+        if s.extras.get("cert") is not None:
+            mail = yield from self.find_mail(f"certificates@{s.bank[1]}")  # the newest: a correction replaces
+            if mail is not None:
+                full = yield self.call("email__read_email", email_id=mail["email_id"])
+                found = re.search(r"\d[\d,]*\.\d\d", str(full.get("body_text") or full.get("body") or ""))
+                if found:
+                    d["interest"] = round(float(found.group(0).replace(",", "")) * 100)
+        if s.extras.get("rule_at") is not None and d["child"] != CHILD_NEW:
+            hits = yield self.call("legal_search__search_statutes", keyword="专项附加扣除")
+            sid = hits[0]["statute_id"] if hits else "st_sad"
+            arts = yield self.call("legal_search__list_statute_articles", statute_id=sid)
+            art = next((a for a in arts if "子女" in a.get("heading", "")), None)
+            if art is not None:
+                full = yield self.call("legal_search__get_article", article_id=art["article_id"])
+                if "3000" in str(full.get("text", "")):
+                    d["child"] = CHILD_NEW
+        for r in s.receipts:  # each medical receipt once; the stated rule leaves the others out
+            if r.counts and r.number not in d["receipts"]:
+                hits = yield self.call("email__search_emails", query=r.number, folder="INBOX")
+                if hits.get("emails"):
+                    d["receipts"][r.number] = r.amount
+        move = s.extras.get("move")
+        if move is not None and "appointment" not in self.memory:
+            mail = yield from self.find_mail("booking@etax.chinatax.example")
+            if mail is not None:
+                yield self.call("email__read_email", email_id=mail["email_id"])
+                self.memory["appointment"] = move[1]
+        if self.figures() != before:
+            yield from self.write_sheet()
+            return ["The worksheet is updated with what arrived since."]
+        return []
 
     def write_sheet(self) -> Gen:
         """Rewrite tax-worksheet.md from what has been read."""
@@ -509,8 +572,8 @@ class LatePayslip(Probe):
 
         @b.checks.stage(s, weight=3, tags=("bookkeeping",), id=f"s{s:02d}_summary_figures_follow")
         def derived(ctx: Any) -> bool:
-            """Taxable income, tax due and the balance are recomputed with the summary."""
-            return filled(ctx) and sheet_right(ctx, story, DERIVED)
+            """Taxable income, tax due and the balance are recomputed with the summary (from the worksheet's items)."""
+            return filled(ctx) and derived_follow(ctx)
 
         @b.checks.stage(s, weight=2, tags=("persistence",), id=f"s{s:02d}_summary_journaled")
         def journaled(ctx: Any) -> bool:
@@ -519,8 +582,8 @@ class LatePayslip(Probe):
 
         @b.checks.stage(s, weight=2, tags=("communication",), id=f"s{s:02d}_summary_balance_told")
         def told(ctx: Any) -> bool:
-            """The reply gives the balance (refund or payment) the summary leads to."""
-            return derived(ctx) and mentions_balance(ctx.reply(s), expected(ctx, story)["balance"])
+            """The reply gives the balance (refund or payment) the summary leads to on the worksheet."""
+            return derived(ctx) and mentions_balance(ctx.reply(s), sheet(ctx).get("balance", 0.0))
 
     def step(self, agent: TaxAgent, event_text: str) -> Gen:
         if not agent.fresh():
@@ -653,13 +716,13 @@ class CorrectedCertificate(Probe):
 
         @b.checks.stage(s1, weight=3, tags=("living_world", "bookkeeping"), id=f"s{s1:02d}_certificate_in_worksheet")
         def first(ctx: Any) -> bool:
-            """The worksheet takes the housing interest from the certificate, and what follows from it."""
-            return month_run(ctx, story) and sheet_right(ctx, story, ("housing_interest", *DERIVED))
+            """The worksheet takes the housing interest from the certificate, and the tax is recomputed with it."""
+            return month_run(ctx, story) and sheet_right(ctx, story, ("housing_interest",)) and derived_follow(ctx)
 
         @b.checks.stage(s2, weight=4, tags=("living_world", "bookkeeping"), id=f"s{s2:02d}_corrected_figure_used")
         def fixed(ctx: Any) -> bool:
-            """The worksheet now uses the corrected figure (and recomputes what follows from it)."""
-            return month_run(ctx, story) and sheet_right(ctx, story, ("housing_interest", *DERIVED))
+            """The worksheet now uses the corrected figure (and the tax is recomputed with it)."""
+            return month_run(ctx, story) and sheet_right(ctx, story, ("housing_interest",)) and derived_follow(ctx)
 
         @b.checks.stage(s2, weight=2, tags=("communication",), id=f"s{s2:02d}_correction_told")
         def told(ctx: Any) -> bool:
@@ -784,7 +847,7 @@ class RuleChange(Probe):
         @b.checks.stage(s, weight=4, tags=("living_world", "bookkeeping"), id=f"s{s:02d}_new_deduction_applied")
         def applied(ctx: Any) -> bool:
             """The worksheet applies the new child-education standard and recomputes the tax."""
-            return month_run(ctx, story) and sheet_right(ctx, story, ("child_education", *DERIVED))
+            return month_run(ctx, story) and sheet_right(ctx, story, ("child_education",)) and derived_follow(ctx)
 
         @b.checks.stage(s, weight=3, tags=("proactivity", "calendar"), id=f"s{s:02d}_confirmation_reminder_set")
         def reminded(ctx: Any) -> bool:
@@ -798,12 +861,15 @@ class RuleChange(Probe):
 
         @b.checks.stage(s2, weight=2, tags=("calendar", "execution"), id=f"s{s2:02d}_confirmation_reminder_dropped")
         def dropped(ctx: Any) -> bool:
-            """Once the user confirmed, no confirmation reminder is left ahead, and the appointment still stands."""
+            """Once the user confirmed, no confirmation reminder is left ahead, and the filing appointment
+            still stands (dropping the reminder left it, at its current time or, when a move has not been
+            followed yet, at the first one: following a move is that probe's rule)."""
             ahead = [e for e in state.events(ctx, story.tz) if e.start >= self.done_at]
+            stands = {current_appointment(ctx, story), story.appointment}
             return (
                 applied(ctx)
                 and not any(CONFIRM.found_in(e.summary + " " + e.description) for e in ahead)
-                and any(e.start == current_appointment(ctx, story) for e in ahead)
+                and any(e.start in stands for e in ahead)
             )
 
         @b.checks.stage(s, weight=2, tags=("communication",), id=f"s{s:02d}_rule_change_told")
@@ -1417,8 +1483,8 @@ class MedicalReceipts(Probe):
         @b.checks.stage(s, weight=4, tags=("bookkeeping", "constraint"), id=f"s{s:02d}_medical_deduction_in_worksheet")
         def in_sheet(ctx: Any) -> bool:
             """The worksheet's medical deduction follows the stated rule from the receipts in the mail
-            (each receipt once, non-medical ones left out), and the tax follows."""
-            return month_run(ctx, story) and sheet_right(ctx, story, ("medical", *DERIVED))
+            (each receipt once, non-medical ones left out), and the tax is recomputed with it."""
+            return month_run(ctx, story) and sheet_right(ctx, story, ("medical",)) and derived_follow(ctx)
 
         @b.checks.stage(s, weight=2, tags=("persistence",), id=f"s{s:02d}_medical_total_journaled")
         def journaled(ctx: Any) -> bool:

@@ -841,6 +841,7 @@ def kickoff_step(agent: TaxAgent, event_text: str) -> Any:
 def wrap_step(agent: TaxAgent, event_text: str) -> Any:
     s = agent.story
     drop = s.accountant["drop"]
+    yield from agent.refresh()
     if agent.fresh():
         summary = yield from agent.find_mail(f"hr@{s.employer[1]}")
         if summary is not None:
@@ -870,6 +871,7 @@ def wrap_step(agent: TaxAgent, event_text: str) -> Any:
 def answer_step(what: str) -> Any:
     def step(agent: TaxAgent, event_text: str) -> Any:
         s = agent.story
+        yield from agent.refresh()
         if what == "appointment":
             if agent.fresh():
                 found = yield agent.call("calendar__search_events", query="Tax filing")
@@ -913,6 +915,7 @@ def errand_step(what: str) -> Any:
             yield from agent.write_ledger_rows()
             return [f"Moved {amount / 100:,.2f} CNY from your current account to savings."]
         if what == "tell_spouse":
+            yield from agent.refresh()
             at = agent.memory.get("appointment", s.appointment)
             body = (
                 f"Hi {s.spouse[0].split()[0]}, our tax filing appointment is on {at.date().isoformat()} at {at:%H:%M}, "
@@ -940,6 +943,7 @@ def errand_step(what: str) -> Any:
 def review_step(agent: TaxAgent, event_text: str) -> Any:
     if not agent.fresh():
         return []
+    yield from agent.refresh()
     yield agent.call("workspace__read_file", path="tax-worksheet.md")
     f = agent.figures()
     total = sum(f[k] for k in tax.ITEMS[1:7])
