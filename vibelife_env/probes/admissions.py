@@ -41,6 +41,8 @@ from vibelife_env.probes.events import deliver, inbox_sql, mutation, q, turn
 from vibelife_env.probes.household import Text
 
 HOME_TZ = get_zone("Asia/Shanghai")
+#: The applicant's phone, as USER.md gives it (a booking asks for one).
+PHONE = "+86 139 0000 0000"
 USER_ID = "user"
 CURRENT = "acc_user_current"
 SAVINGS = "acc_user_savings"
@@ -871,7 +873,7 @@ def book_flight(agent: Any, avoid: frozenset[str] | set[str] = frozenset()):
         "flight_booking__create_booking",
         offer_id=offer["offer_id"],
         passengers=[{"type": "ADT", "given_name": s.given, "family_name": s.family, "passport_no": s.passport}],
-        contact={"email": s.email, "phone": "+86 139 0000 0000", "user_id": USER_ID},
+        contact={"email": s.email, "phone": PHONE, "user_id": USER_ID},
         payment={"method": "CARD", "card_last4": "4417", "token": "tok_user_card"},
     )
     sl = offer["itinerary"]["slices"][0]

@@ -738,7 +738,7 @@ class UniversityEntrance(Family):
     def _workspace(self, b: TaskBuilder, s: ad.AdmissionStory) -> None:
         b.file(
             "USER.md",
-            f"# {s.name}\n\nMail: {s.email}. User id everywhere: `user`. I live in {s.home.name} "
+            f"# {s.name}\n\nMail: {s.email}. Phone: {ad.PHONE}. User id everywhere: `user`. I live in {s.home.name} "
             f"({s.home.airport}); Chinese passport {s.passport} (current). My mum {s.extras['parent']} helps pay.\n\n"
             f"## The application\n\n{s.programme} at {s.uni} in {s.uni_city}, {s.country_name} ({s.uni_city} time "
             f"zone {s.uni_tz}). The entrance test is at the university's test centre in {s.exam_city.name} "

@@ -407,7 +407,7 @@ class RailTour(Family):
         ]
         b.file(
             "USER.md",
-            f"# {u.name}\n\nMail: {u.email}. Home: {story.home.name} ({story.station(story.home)}). Language: {lang}.\n\n"
+            f"# {u.name}\n\nMail: {u.email}. Phone: {rail.PHONE}. Home: {story.home.name} ({story.station(story.home)}). Language: {lang}.\n\n"
             f"## The tour\n\nLeaving {story.home.name} on {story.depart_day.isoformat()}, home on {story.return_day.isoformat()}.\n\n"
             f"{stops}\n\nTravellers: {party}.\n"
             + ("".join(f"\n{f}" for f in facts) + "\n" if facts else "")

@@ -539,7 +539,7 @@ class RoadTrip(Family):
         ]
         b.file(
             "USER.md",
-            f"# {u.name}\n\nMail: {u.email}. Home: {s.home.name}. Language: {lang}.\n\n## The trip\n\n"
+            f"# {u.name}\n\nMail: {u.email}. Phone: {rail.PHONE}. Home: {s.home.name}. Language: {lang}.\n\n## The trip\n\n"
             f"We land at {s.pickup.name} airport on {s.depart_day.isoformat()} at 10:00 and fly home from there on "
             f"{s.return_day.isoformat()} at 17:00 (flights booked already). Car: pick up at the airport on "
             f"{s.pickup_at.strftime('%Y-%m-%d %H:%M')}, return there on {s.return_at.strftime('%Y-%m-%d %H:%M')}.\n\n"
