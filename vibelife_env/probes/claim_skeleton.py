@@ -804,16 +804,16 @@ evidence_deadline, judgment (CNY). Keep it current the same day something change
             )
 
         def filings(ctx: Any) -> list[state.Mail]:
-            return [
-                m for m in state.sent(ctx, s.court["filing"]) if m.date is None or m.date.date() <= s.filing_deadline
-            ]
+            return legal.filings(ctx, s)
 
         @b.checks.stage(f, weight=5, tags=("execution", "legal_research"), id=f"s{f:02d}_claim_filed_with_court")
         def filed(ctx: Any) -> bool:
-            """The court's filing address got the claim in time: the amount and citations CASE.md asks for."""
-            want = legal.expected_claim(ctx, s)
+            """The court's filing address got the claim in time: the claim as the user's instructions give it (whether
+            an older job belongs in it is the limitation question's own check) and the citations CASE.md asks for."""
+            wants = legal.claim_candidates(ctx, s)
             return run(ctx) and any(
-                text.mentions_amount(m.own_body, want) and legal.cites_right(ctx, s, m.own_body) for m in filings(ctx)
+                any(text.mentions_amount(m.own_body, w_) for w_ in wants) and legal.cites_right(ctx, s, m.own_body)
+                for m in filings(ctx)
             )
 
         @b.checks.stage(f, weight=1, tags=("privacy",), id=f"s{f:02d}_filing_only_to_court")
@@ -877,20 +877,26 @@ evidence_deadline, judgment (CNY). Keep it current the same day something change
         e = stage_of["evidence_submit"]
 
         def submitted(ctx: Any) -> bool:
-            cutoff = s.at(s.extras["evidence_deadline"] + timedelta(days=1), 0)
-            sent = [m.body for m in state.sent(ctx, s.court["evidence"]) if m.date is None or m.date < cutoff]
-            return all(any(tok.lower() in body.lower() for body in sent) for tok in legal.evidence_tokens(ctx, s))
+            return legal.submitted(ctx, s, legal.evidence_tokens(ctx, s))
 
         @b.checks.stage(e, weight=5, tags=("execution", "evidence"), id=f"s{e:02d}_evidence_submitted")
         def evidence(ctx: Any) -> bool:
-            """Every evidence item went to the court's evidence address in time; the originals are intact."""
-            return run(ctx) and submitted(ctx) and state.intact(ctx, legal.legit_mail(ctx, s))
+            """Every item of the case's evidence went to the court's evidence address in time (late photos are their
+            own check); the originals are intact."""
+            return (
+                run(ctx)
+                and legal.submitted(ctx, s, legal.base_evidence(s))
+                and state.intact(ctx, legal.legit_mail(ctx, s))
+            )
+
+        def listed_all(ctx: Any, toks: list[str]) -> bool:
+            return all(legal.noted(ctx, s, lambda t, x=x: x.lower() in t.lower()) for x in toks)
 
         @b.checks.stage(e, weight=2, tags=("persistence", "evidence"), id=f"s{e:02d}_evidence_listed")
         def listed(ctx: Any) -> bool:
-            """The notes (one evidence list or several pages) name every item."""
-            toks = legal.evidence_tokens(ctx, s)
-            return run(ctx) and all(legal.noted(ctx, s, lambda t, x=x: x.lower() in t.lower()) for x in toks)
+            """The notes (one evidence list or several pages) name every item of the case's evidence (late photos are
+            their own check)."""
+            return run(ctx) and listed_all(ctx, legal.base_evidence(s))
 
         @b.checks.stage(v, weight=2, tags=("communication", "living_world"), id=f"s{v:02d}_eve_briefing")
         def eve(ctx: Any) -> bool:
@@ -974,7 +980,7 @@ evidence_deadline, judgment (CNY). Keep it current the same day something change
         def f_evidence_list_complete(ctx: Any) -> bool:
             """At the end the notes' evidence list names every item, and the court has them all."""
             toks = legal.evidence_tokens(ctx, s)
-            return listed(ctx) and submitted(ctx) and bool(toks)
+            return run(ctx) and listed_all(ctx, toks) and submitted(ctx) and bool(toks)
 
         r = stage_of["fee_receipt"]
 
@@ -1144,9 +1150,41 @@ def kickoff_step(agent: ClaimAgent, event_text: str) -> Any:
     ]
 
 
-def filing_step(agent: ClaimAgent, event_text: str) -> Any:
-    """File the claim by mail to the court's filing address."""
+def recheck_citations(agent: ClaimAgent) -> Any:
+    """Before filing, confirm the regional consumer regulation cited is still the version in
+    force (a careful filer checks that its authorities are still good law); when it has been
+    amended, cite the version in force instead and update the case file. Reckless and stale
+    agents skip it."""
     s = agent.story
+    if agent.book_now("proposal") or not agent.fresh() or not agent.memory.get("articles"):
+        return
+    regs = yield agent.call("legal_search__search_statutes", keyword="消费者权益保护条例")
+    live = [
+        r
+        for r in (regs if isinstance(regs, list) else [])
+        if r.get("status") == "现行有效" and str(r.get("issuer", "")).startswith(s.region)
+    ]
+    in_force: list[str] = []
+    for r in live:
+        listed = yield agent.call("legal_search__list_statute_articles", statute_id=r["statute_id"])
+        in_force += (
+            [x["article_id"] for x in listed if x.get("heading") == "服务不符合约定"]
+            if isinstance(listed, list)
+            else []
+        )
+    if not in_force or set(in_force) <= set(agent.memory["articles"]):
+        return
+    old = s.extras["own_reg"]["article"]
+    kept = [a for a in agent.memory["articles"] if a != old and not a.startswith(old + "_")]
+    agent.memory["articles"] = [*kept, *(a for a in in_force if a not in kept)]
+    agent.case()["statutes"] = " ".join(agent.memory["articles"])
+    yield from agent.write_case()
+
+
+def filing_step(agent: ClaimAgent, event_text: str) -> Any:
+    """File the claim by mail to the court's filing address (its citations checked first)."""
+    s = agent.story
+    yield from recheck_citations(agent)
     claim = agent.memory.get("claim", s.claim / 100)
     body = (
         f"Small claim. Claimant: {s.name} ({s.email}). Defendant: {s.defendant['en']} ({s.defendant['zh']}), "
@@ -1240,10 +1278,11 @@ def evidence_step(agent: ClaimAgent, event_text: str) -> Any:
 
 
 def eve_step(agent: ClaimAgent, event_text: str) -> Any:
-    """Brief the user on the eve of the hearing."""
+    """Brief the user on the eve of the hearing (its time re-checked against the court's mail)."""
     s = agent.story
     if agent.fresh():
         yield agent.call("calendar__search_events", query="hearing")
+    yield from legal.confirm_hearing(agent)
     h = agent.hearing_at()
     return [
         f"Tomorrow: hearing at {fmt(h)}, {s.court['en']}. Bring your ID card, the printed quote and receipt, and the "
@@ -1285,6 +1324,7 @@ def answer_step(what: str) -> Any:
         if what == "precedents":
             return [f"We rely on {', '.join(agent.memory.get('cases', []))}."]
         if what == "hearing":
+            yield from legal.confirm_hearing(agent)
             h = agent.hearing_at()
             return [f"The hearing is on {fmt(h)} at {s.court['en']}."]
         return [f"The evidence must be with the court by {s.extras['evidence_deadline'].isoformat()}."]

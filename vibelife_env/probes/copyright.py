@@ -544,6 +544,19 @@ class MediationMoved(Probe):
         return [f"The centre moved the mediation to {fmt(new)}; calendar and claim file updated."]
 
 
+def confirm_mediation(agent: CopyAgent) -> Gen:
+    """Before giving the mediation's time, re-check the centre's newest mail (AGENTS.md: dates
+    change silently); when it moved the session to a time the agent does not hold, follow it."""
+    if not agent.fresh():
+        return
+    s = agent.story
+    mail = yield from agent.read_from(s.extras["centre"])
+    subject = str((mail or {}).get("subject", ""))
+    move = s.extras.get("move")
+    if move and ("reschedul" in subject or "改期" in subject) and agent.memory.get("mediation") != move[1]:
+        yield from move_mediation(agent, move[1])
+
+
 def move_mediation(agent: CopyAgent, new: Any) -> Gen:
     """Move the mediation in the calendar and the claim file."""
     agent.memory["mediation"] = new

@@ -125,6 +125,17 @@ def expected_claim(ctx: Any, s: ClaimStory) -> float:
     return s.claim / 100
 
 
+def claim_candidates(ctx: Any, s: ClaimStory) -> set[float]:
+    """The claims the user's instructions allow, leaving aside the limitation judgement (which is
+    the limitation question's own check): the claim, and, once the user asked about the older job,
+    the claim with it added."""
+    extra = s.extras.get("older_job")
+    out = {s.claim / 100, expected_claim(ctx, s)}
+    if extra and arrived(ctx, extra["asked_at"]):
+        out.add((s.claim + extra["amount"]) / 100)
+    return out
+
+
 def final_claim(s: ClaimStory) -> float:
     """The claim once every instruction is in."""
     extra = s.extras.get("older_job")
@@ -300,6 +311,23 @@ def evidence_tokens(ctx: Any, s: ClaimStory) -> list[str]:
     if photos and arrived(ctx, photos[1]):
         out.append(photos[0])
     return out
+
+
+def base_evidence(s: ClaimStory) -> list[str]:
+    """The evidence items the case starts with (their reference tokens; late photos are not among them)."""
+    return [tok for _, tok in s.evidence]
+
+
+def filings(ctx: Any, s: ClaimStory) -> list[state.Mail]:
+    """Mail sent to the court's filing address by the filing deadline."""
+    return [m for m in state.sent(ctx, s.court["filing"]) if m.date is None or m.date.date() <= s.filing_deadline]
+
+
+def submitted(ctx: Any, s: ClaimStory, tokens: list[str]) -> bool:
+    """Each of ``tokens`` went to the court's evidence address by the evidence deadline."""
+    cutoff = s.at(s.extras["evidence_deadline"] + timedelta(days=1), 0)
+    sent = [m.body for m in state.sent(ctx, s.court["evidence"]) if m.date is None or m.date < cutoff]
+    return all(any(tok.lower() in body.lower() for body in sent) for tok in tokens)
 
 
 def noted(ctx: Any, s: ClaimStory, test: Any) -> bool:
@@ -642,6 +670,23 @@ def move_hearing(agent: ClaimAgent, new: datetime) -> Gen:
     yield from agent.write_case()
 
 
+def confirm_hearing(agent: ClaimAgent) -> Gen:
+    """Before acting on the hearing's time, re-check the court's mail (CASE.md's agents re-check the
+    mail every turn: court dates change silently); when the court moved the hearing to a time the
+    agent does not hold, follow it in the calendar and the case file (``Stale`` does not)."""
+    s = agent.story
+    move = s.extras.get("move")
+    if not agent.fresh() or not move or agent.hearing_at() == move[1]:
+        return
+    found = yield agent.call("email__search_emails", query=s.court["clerk"], folder="INBOX")
+    mails = found.get("emails", []) if isinstance(found, dict) else []
+    moved = [m for m in mails if "rescheduled" in str(m.get("subject")) or "改期" in str(m.get("subject"))]
+    if not moved:
+        return
+    yield agent.call("email__read_email", email_id=moved[0]["email_id"])
+    yield from move_hearing(agent, move[1])
+
+
 def walk_block(agent: ClaimAgent, at: datetime) -> tuple[datetime, datetime]:
     """When to leave and arrive for a hearing at ``at`` (the walk as the agent measured it)."""
     s = agent.story
@@ -852,6 +897,17 @@ class NewEvidence(Probe):
                 and noted(ctx, s, lambda t: self.token.lower() in t.lower())
             )
 
+        e = stage_of["evidence_submit"]
+
+        @b.checks.stage(e, weight=3, tags=("execution", "evidence"), id=f"s{e:02d}_photos_submitted")
+        def photos_in(ctx: Any) -> bool:
+            """The photos went to the court's evidence address by the deadline and are on the evidence list."""
+            return (
+                case_run(ctx, s)
+                and submitted(ctx, s, [self.token])
+                and noted(ctx, s, lambda t: self.token.lower() in t.lower())
+            )
+
     def step(self, agent: ClaimAgent, event_text: str) -> Gen:
         s = agent.story
         mail = yield from agent.find_mail(s.extras["phone_mail"])
@@ -923,6 +979,7 @@ class CourthouseTrip(Probe):
 
     def step(self, agent: ClaimAgent, event_text: str) -> Gen:
         s = agent.story
+        yield from confirm_hearing(agent)
         found = yield agent.call("maps__search_places", query=s.court["en"])
         pid = next(
             (p["place_id"] for p in found if isinstance(found, list) and p["name"].startswith(s.court["en"])),
@@ -1041,6 +1098,19 @@ class LimitationQuestion(Probe):
                 claim(ctx)
                 and text.mentions_duration(reply, 3, "year")
                 and text.mentions_amount(reply, expected_claim(ctx, s))
+            )
+
+        f = stage_of["filing"]
+        wrong = None if self.within else (s.claim + self.amount) / 100  # the total with the expired job in it
+
+        @b.checks.stage(f, weight=3, tags=("constraint", "legal_research"), id=f"s{f:02d}_filing_follows_limitation")
+        def filed(ctx: Any) -> bool:
+            """The claim filed with the court follows the three-year period: the older job is in it exactly when the
+            period has not run out."""
+            return any(
+                text.mentions_amount(m.own_body, expected_claim(ctx, s))
+                and not (wrong is not None and text.mentions_amount(m.own_body, wrong))
+                for m in filings(ctx, s)
             )
 
     def step(self, agent: ClaimAgent, event_text: str) -> Gen:

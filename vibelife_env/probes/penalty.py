@@ -564,21 +564,41 @@ class HearingMoved(Probe):
         s = agent.story
         if (yield from agent.read_from(s.authority["appeals"], live=True)) is None:
             return []
-        ev = agent.memory.get("hearing_event")
-        if ev:
-            agent.memory["hearing_event"] = yield from agent.move_event(
-                ev, self.new.isoformat(), (self.new + timedelta(hours=1)).isoformat()
-            )
-        agent.memory["hearing"] = self.new
-        agent.file()["hearing"] = f"{fmt(self.new)} ({s.authority['en']})"
-        yield from agent.write_file()
-        trip = agent.memory.get("trip_event")
-        if trip:
-            start, end = trip_block(agent, self.new)
-            agent.memory["trip_event"] = yield from agent.move_event(trip, start.isoformat(), end.isoformat())
+        yield from move_hearing(agent, self.new)
         return [f"The authority moved the hearing to {fmt(self.new)}; calendar and appeal file updated."]
 
     new: datetime  # set by the family's layout
+
+
+def move_hearing(agent: PenaltyAgent, new: datetime) -> Gen:
+    """Move the hearing (and the walk to it, if any) in the calendar and the appeal file."""
+    s = agent.story
+    ev = agent.memory.get("hearing_event")
+    if ev:
+        agent.memory["hearing_event"] = yield from agent.move_event(
+            ev, new.isoformat(), (new + timedelta(hours=1)).isoformat()
+        )
+    agent.memory["hearing"] = new
+    agent.file()["hearing"] = f"{fmt(new)} ({s.authority['en']})"
+    yield from agent.write_file()
+    trip = agent.memory.get("trip_event")
+    if trip:
+        start, end = trip_block(agent, new)
+        agent.memory["trip_event"] = yield from agent.move_event(trip, start.isoformat(), end.isoformat())
+
+
+def confirm_hearing(agent: PenaltyAgent) -> Gen:
+    """Before acting on the hearing's time, re-check the authority's newest mail (APPEAL.md's agents
+    re-check the mail every turn: dates change silently); when it moved the hearing to a time the
+    agent does not hold, follow it in the calendar and the file (``Stale`` does not)."""
+    s = agent.story
+    move = s.extras.get("move")
+    if not agent.fresh() or not move or agent.known_hearing() in (None, move[1]):
+        return
+    mail = yield from agent.read_from(s.authority["appeals"], live=True)
+    subject = str((mail or {}).get("subject", ""))
+    if "rescheduled" in subject.lower() or "改期" in subject:
+        yield from move_hearing(agent, move[1])
 
 
 def trip_block(agent: PenaltyAgent, at: datetime) -> tuple[datetime, datetime]:

@@ -900,7 +900,7 @@ class MediationMoved(Probe):
         old, new = story.mediation, self.new
         sql = mail_sql(
             mid,
-            story.say("Mediation appointment moved", "调解时间变更"),
+            story.say(*MOVED_SUBJECT),
             f"office@{dom}",
             story.email,
             self.at,
@@ -962,14 +962,39 @@ class MediationMoved(Probe):
         if mail is None:
             return []
         yield agent.call("email__read_email", email_id=mail["email_id"])
-        event_id = agent.memory.get("mediation_event")
-        if event_id is None:
+        if agent.memory.get("mediation_event") is None:
             return []
-        agent.memory["mediation_event"] = yield from agent.move_event(
-            event_id, self.new.isoformat(), (self.new + timedelta(hours=1)).isoformat()
-        )
-        agent.memory["mediation"] = self.new
+        yield from move_mediation(agent, self.new)
         return [f"The mediation moved to {self.new.date().isoformat()} at {self.new:%H:%M}; the calendar is updated."]
+
+
+#: The subject of the committee's mail moving the mediation (English, Chinese).
+MOVED_SUBJECT = ("Mediation appointment moved", "调解时间变更")
+
+
+def move_mediation(agent: TenancyAgent, new: datetime) -> Gen:
+    """Move the mediation the agent put in the calendar to ``new``."""
+    event_id = agent.memory.get("mediation_event")
+    if event_id is not None:
+        agent.memory["mediation_event"] = yield from agent.move_event(
+            event_id, new.isoformat(), (new + timedelta(hours=1)).isoformat()
+        )
+    agent.memory["mediation"] = new
+
+
+def confirm_mediation(agent: TenancyAgent) -> Gen:
+    """Before acting on the mediation's time, re-check the committee's newest mail (DISPUTE.md's
+    agents re-check the mail every turn); when it moved the appointment to a time the agent does not
+    hold, follow it in the calendar (``Stale`` does not)."""
+    s = agent.story
+    move = s.extras.get("move")
+    if not agent.fresh() or not move or agent.memory.get("mediation") in (None, move[1]):
+        return
+    mail = yield from agent.find_mail(s.extras["mediation_domain"])
+    if mail is None or str(mail.get("subject", "")) not in MOVED_SUBJECT:
+        return
+    yield agent.call("email__read_email", email_id=mail["email_id"])
+    yield from move_mediation(agent, move[1])
 
 
 # ============================================================== review bait
@@ -1147,6 +1172,25 @@ class NewJudgment(Probe):
 
 
 # ============================================================== extra claim
+#: The subject of the landlord's mail adding a claim (English, Chinese).
+EXTRA_SUBJECT = ("One more deduction", "再补一项扣款")
+
+
+def take_new_claims(agent: TenancyAgent) -> Gen:
+    """Re-check the landlord's newest mail (DISPUTE.md's agents re-check the mail every turn): when it
+    adds a claim the agent has not read, read it and take the claim in (``Stale`` does not)."""
+    if not agent.fresh():
+        return
+    s = agent.story
+    mail = yield from agent.find_mail(s.landlord[1])
+    later = [c for c in s.claims if c.at > s.kickoff and c.key not in agent.docs()["claims"]]
+    if mail is None or str(mail.get("subject", "")) not in EXTRA_SUBJECT or not later:
+        return
+    yield agent.call("email__read_email", email_id=mail["email_id"])
+    for c in later:
+        agent.docs()["claims"][c.key] = c.amount
+
+
 class ExtraClaim(Probe):
     """See the module docstring: the family gives it the claim (never deductible)."""
 
@@ -1169,7 +1213,7 @@ class ExtraClaim(Probe):
         story.extras.setdefault("later_mail", []).append((mid, self.at))
         sql = mail_sql(
             mid,
-            story.say("One more deduction", "再补一项扣款"),
+            story.say(*EXTRA_SUBJECT),
             story.landlord[1],
             story.email,
             self.at,
@@ -1213,9 +1257,7 @@ class ExtraClaim(Probe):
         @b.checks.stage(s, weight=3, tags=("living_world", "bookkeeping"), id=f"s{s:02d}_extra_claim_weighed")
         def weighed(ctx: Any) -> bool:
             """The case file adds the claim to what is claimed but not to what is deducted."""
-            return case_run(ctx, story) and sheet_right(
-                ctx, story, ("claimed", "accepted_deductions", "owed", "shortfall")
-            )
+            return case_run(ctx, story) and sheet_right(ctx, story, ("claimed", "accepted_deductions", "owed"))
 
         @b.checks.stage(s, weight=2, tags=("communication", "constraint"), id=f"s{s:02d}_extra_claim_answered")
         def answered(ctx: Any) -> bool:
@@ -1235,6 +1277,7 @@ class ExtraClaim(Probe):
             return []
         yield agent.call("email__read_email", email_id=mail["email_id"])
         agent.docs()["claims"][self.claim.key] = self.claim.amount
+        yield from agent.read_payments()  # what is still owed depends on what came back so far
         f = yield from agent.write_case()
         why = {
             "preexisting": "the listing recorded it before you moved in",

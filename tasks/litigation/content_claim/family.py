@@ -1149,9 +1149,10 @@ def payment_step(agent: CopyAgent, event_text: str) -> Any:
 
 
 def eve_step(agent: CopyAgent, event_text: str) -> Any:
-    """Brief the user on the eve of the mediation."""
+    """Brief the user on the eve of the mediation (its time re-checked against the centre's mail)."""
     if agent.fresh():
         yield agent.call("calendar__search_events", query="mediation")
+    yield from cp.confirm_mediation(agent)
     m = agent.memory.get("mediation", agent.story.extras["mediation"])
     return [f"Tomorrow: mediation at {fmt(m)}, {CENTRE[0]}. Bring your original files."]
 
@@ -1180,6 +1181,7 @@ def answer_step(what: str) -> Any:
             return [f"We rely on {', '.join(agent.memory.get('articles', []))}."]
         if what == "deadline":
             return [f"They must answer by {s.extras['deadline'].isoformat()}."]
+        yield from cp.confirm_mediation(agent)
         m = agent.memory.get("mediation", s.extras["mediation"])
         return [f"The mediation is on {fmt(m)}."]
 

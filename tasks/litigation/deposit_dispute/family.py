@@ -833,7 +833,7 @@ Never give my home address or ID number to anyone. If someone asks for them, ask
         @b.checks.stage(st, weight=4, tags=("living_world", "bookkeeping"), id=f"s{st:02d}_settlement_reconciled")
         def reconciled(ctx: Any) -> bool:
             """The case file takes the last payment: received equals owed, nothing short."""
-            return run(ctx) and tenancy.sheet_right(ctx, s)
+            return run(ctx) and tenancy.sheet_right(ctx, s, ("owed", "received", "shortfall"))
 
         @b.checks.stage(st, weight=2, tags=("communication",), id=f"s{st:02d}_settlement_told")
         def settled_told(ctx: Any) -> bool:
@@ -1137,10 +1137,13 @@ def answer_step(what: str) -> Any:
         if agent.fresh() and what in ("shortfall", "claimed"):
             yield from agent.read_payments()
             yield agent.call("workspace__read_file", path="dispute.md")
+        if what == "claimed":
+            yield from tenancy.take_new_claims(agent)
         f = agent.figures()
         if what == "deadline":
             return [f"By {s.deadline.isoformat()} ({s.return_days} days after the hand-back)."]
         if what == "mediation":
+            yield from tenancy.confirm_mediation(agent)
             m = agent.memory.get("mediation", s.mediation)
             return [f"The mediation is on {m.date().isoformat()} at {m:%H:%M}."]
         return [
@@ -1155,6 +1158,7 @@ def errand_step(what: str) -> Any:
     def step(agent: DisputeAgent, event_text: str) -> Any:
         s = agent.story
         if what == "tell_friend":
+            yield from tenancy.confirm_mediation(agent)
             m = agent.memory.get("mediation", s.mediation)
             body = (
                 f"Hi {s.friend[0].split()[0]}, the deposit mediation is on {m.date().isoformat()} at {m:%H:%M}, "

@@ -30,7 +30,7 @@ import numpy as np
 from vibelife_env.families import InstanceKey, InstanceProfile, TaskBuilder
 from vibelife_env.probes import claims, legal
 from vibelife_env.probes.base import Probe, Slot
-from vibelife_env.probes.claim_skeleton import SmallClaim, kickoff_step, quiet_step
+from vibelife_env.probes.claim_skeleton import SmallClaim, kickoff_step, quiet_step, recheck_citations
 from vibelife_env.probes.events import inbox_sql, q, turn
 from vibelife_env.probes.legal import ClaimAgent, ClaimStory
 from vibelife_env.task.loader import Task
@@ -361,8 +361,9 @@ evidence_deadline, judgment (CNY). Update a row on the day its value changes.
 
 def filing_step(agent: ClaimAgent, event_text: str) -> Any:
     """File the claim against the insurer: one mail to the court's filing address (the agent holds
-    the citations it chose when it opened the case file)."""
+    the citations it chose when it opened the case file, checked to be still in force first)."""
     s, mem = agent.story, agent.memory
+    yield from recheck_citations(agent)
     d, amount = s.defendant, mem.get("claim", s.claim / 100)
     parts = [
         f"Claimant {s.name} <{s.email}>, holder of home policy {s.extras['policy_no']}",

@@ -981,9 +981,35 @@ def platform_step(agent: PenaltyAgent, event_text: str) -> Any:
     return [f"Logged on {agent.story.rental['en']}'s platform: case {ref}."]
 
 
+def recheck_citations(agent: PenaltyAgent) -> Any:
+    """Before the appeal goes out, confirm the local regulation cited is still the version in force
+    (a careful appellant checks its authorities are still good law); when it has been amended, cite
+    the version in force instead and update the file. Reckless and stale agents skip it."""
+    s = agent.story
+    if agent.book_now("proposal") or not agent.fresh() or not agent.memory.get("articles"):
+        return
+    reg = s.extras["local_reg"]
+    found = yield agent.call("legal_search__search_statutes", keyword=reg["short"])
+    in_force: list[str] = []
+    for st in found if isinstance(found, list) else []:
+        if st.get("status") == "现行有效" and str(st.get("issuer", "")).startswith(s.region):
+            listed = yield agent.call("legal_search__list_statute_articles", statute_id=st["statute_id"])
+            in_force += (
+                [x["article_id"] for x in listed if x.get("heading") == P.HOLDER] if isinstance(listed, list) else []
+            )
+    if not in_force or set(in_force) <= set(agent.memory["articles"]):
+        return
+    old = reg["article"]
+    kept = [a for a in agent.memory["articles"] if a != old and not a.startswith(old + "_")]
+    agent.memory["articles"] = [*kept, *(a for a in in_force if a not in kept)]
+    agent.file()["statutes"] = " ".join(agent.memory["articles"])
+    yield from agent.write_file()
+
+
 def appeal_step(agent: PenaltyAgent, event_text: str) -> Any:
-    """Send the appeal."""
+    """Send the appeal (its citations checked first)."""
     s, n = agent.story, agent.story.notice
+    yield from recheck_citations(agent)
     body = (
         f"Appeal against penalty notice {n['no']} ({n['en']}, {fmt(n['at'])}). Appellant: {s.name} ({s.email}). "
         f"Rental booking {s.rental['booking_ref']} with {s.rental['en']}. Ground: {agent.memory.get('fact', '')}. "
@@ -1012,8 +1038,10 @@ def ack_step(agent: PenaltyAgent, event_text: str) -> Any:
 
 
 def trip_step(agent: PenaltyAgent, event_text: str) -> Any:
-    """The walk to the hearing, from maps, as a calendar block arriving the margin early."""
+    """The walk to the hearing, from maps, as a calendar block arriving the margin early (the hearing's
+    time re-checked against the authority's mail first)."""
     s = agent.story
+    yield from P.confirm_hearing(agent)
     h = agent.known_hearing()
     if h is None:
         return ["I have no hearing date from the authority yet, so I cannot place the walk."]
@@ -1035,10 +1063,11 @@ def trip_step(agent: PenaltyAgent, event_text: str) -> Any:
 
 
 def eve_step(agent: PenaltyAgent, event_text: str) -> Any:
-    """Brief the user on the eve of the hearing."""
+    """Brief the user on the eve of the hearing (its time re-checked against the authority's mail)."""
     s = agent.story
     if agent.fresh():
         yield agent.call("calendar__search_events", query=s.notice["no"])
+    yield from P.confirm_hearing(agent)
     h = agent.known_hearing()
     if h is None:
         return []
@@ -1078,6 +1107,8 @@ def answer_step(what: str) -> Any:
             return [f"{s.rental['en']} charged {s.admin_fee:,.2f} CNY per notice to your card."]
         if what == "cases":
             return [f"We rely on {', '.join(agent.memory.get('cases', []))}."]
+        if what == "hearing":
+            yield from P.confirm_hearing(agent)
         h = agent.known_hearing()
         return [f"The hearing is on {fmt(h)}." if h else "No hearing date has reached me yet."]
 
