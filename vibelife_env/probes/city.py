@@ -17,7 +17,8 @@ actually booked (roles resolved from state when a mutation fires or a check runs
 
 Text a probe shows the agent (mail, messages) comes from fact-locked templates in both
 languages: ``lang="zh"`` writes it in Chinese with the same facts. Helpers shared with travel
-families (:func:`live_hotel`, :func:`booked`, :func:`book_room`, :func:`section`) live here too.
+families (:func:`live_hotel`, :func:`the_stay`, :func:`booked`, :func:`trip_ok`, :func:`book_room`,
+:func:`section`) live here too.
 """
 
 from __future__ import annotations
@@ -115,8 +116,9 @@ def valid_sets(ctx: Any, story: trip.TripStory) -> tuple[set[str], set[str], set
     )
 
 
-def booked(ctx: Any, story: trip.TripStory) -> bool:
-    """:func:`trip.trip_booked`, once per scoring pass."""
+def trip_ok(ctx: Any, story: trip.TripStory) -> bool:
+    """:func:`trip.trip_booked`, once per scoring pass: valid flights both ways for the whole
+    party and exactly one live stay, at a valid hotel (the booking is right now)."""
 
     def make() -> bool:
         out, back, held = outbound(ctx, story), homebound(ctx, story), stays(ctx, story)
@@ -128,6 +130,76 @@ def booked(ctx: Any, story: trip.TripStory) -> bool:
             and back.flight_no in v_back
             and out.passengers == back.passengers == story.size
             and held[0].row["hotel_id"] in v_hotels
+        )
+
+    return bool(_memo(ctx, "trip_ok", story, make))
+
+
+def reserved(ctx: Any, story: trip.TripStory) -> list[state.Charge]:
+    """Every hotel reservation made during the task in the destination for the trip's nights,
+    whatever its status now (live, or cancelled since)."""
+    ci, co = story.depart_day.isoformat(), story.return_day.isoformat()
+    cities = {h.hotel_id: h.city for h in story.hotels}
+    return [
+        c
+        for c in trip_charges(ctx, story)
+        if c.kind == "hotel"
+        and cities.get(c.row["hotel_id"]) == story.dest.name
+        and (c.row["check_in"], c.row["check_out"]) == (ci, co)
+    ]
+
+
+def dropped_by_assistant(ctx: Any) -> set[str]:
+    """Reservation ids the assistant itself cancelled (a successful ``cancel_reservation``)."""
+    calls = ctx.calls("hotel_booking__cancel_reservation", ok=True) if hasattr(ctx, "calls") else []
+    return {str((c.get("args") or {}).get("reservation_id")) for c in calls}
+
+
+def the_stay(ctx: Any, story: trip.TripStory) -> state.Charge | None:
+    """The user's stay for the trip: the one live reservation for its nights; with none live,
+    the last one made that the assistant did not cancel itself (the hotel took it away: whether
+    it was replaced is :class:`HotelCancelled`'s rule). ``None`` with two live stays or none made."""
+
+    def make() -> state.Charge | None:
+        live = stays(ctx, story)
+        if live:
+            return live[0] if len(live) == 1 else None
+        mine = dropped_by_assistant(ctx)
+        kept = [c for c in reserved(ctx, story) if c.ref not in mine]
+        return kept[-1] if kept else None
+
+    return _memo(ctx, "the_stay", story, make)
+
+
+def stay_hotel(ctx: Any, story: trip.TripStory) -> trip.Hotel | None:
+    """The catalogue hotel of :func:`the_stay`."""
+    held = the_stay(ctx, story)
+    if held is None:
+        return None
+    return next((h for h in story.hotels if h.hotel_id == held.row["hotel_id"]), None)
+
+
+def booked(ctx: Any, story: trip.TripStory) -> bool:
+    """The trip is under way: valid flights both ways are held for the whole party and a stay
+    was reserved at a valid hotel for the trip's nights (:func:`the_stay`), whatever the hotel
+    did to it since.
+
+    The prerequisite of the checks that only mean something on a trip that is being run
+    (quiet turns, answers about it, guards). Whether the stay is still live and right is
+    :func:`trip_ok`'s rule (the go-ahead's booking check, the hotel cancellation's checks):
+    a cancelled stay left unhandled fails its own checks, not every check gated here.
+    """
+
+    def make() -> bool:
+        out, back, held = outbound(ctx, story), homebound(ctx, story), the_stay(ctx, story)
+        if out is None or back is None or held is None:
+            return False
+        v_out, v_back, v_hotels = valid_sets(ctx, story)
+        return (
+            out.flight_no in v_out
+            and back.flight_no in v_back
+            and out.passengers == back.passengers == story.size
+            and held.row["hotel_id"] in v_hotels
         )
 
     return bool(_memo(ctx, "booked", story, make))
@@ -276,20 +348,20 @@ class HotelCancelled(Probe):
             """After the hotel cancelled, a valid stay for the same nights is live again (the
             cancelled hotel has no rooms left), and the reply names it."""
             hotel = live_hotel(ctx, story)
-            return booked(ctx, story) and hotel is not None and text.mentions_name(ctx.reply(s), hotel.name)
+            return trip_ok(ctx, story) and hotel is not None and text.mentions_name(ctx.reply(s), hotel.name)
 
         @b.checks.stage(s, weight=3, tags=("persistence", "bookkeeping"), id=f"s{s:02d}_ledger_after_rebooking")
         def ledger_after(ctx: Any) -> bool:
             """ledger.md no longer counts the cancelled stay and counts the new one."""
             from vibelife_env.probes import ledger
 
-            return booked(ctx, story) and ledger.consistent(ctx, trip_charges(ctx, story), minimum=2)
+            return trip_ok(ctx, story) and ledger.consistent(ctx, trip_charges(ctx, story), minimum=2)
 
         @b.checks.stage(s, weight=2, tags=("constraint",), id=f"s{s:02d}_rebooking_within_budget")
         def within(ctx: Any) -> bool:
             """The trip, rebooked, still fits the stated budget."""
             live = state.live_total(trip_charges(ctx, story))
-            return booked(ctx, story) and live <= story.budget + 0.5
+            return trip_ok(ctx, story) and live <= story.budget + 0.5
 
     def step(self, agent: Any, event_text: str):
         m = agent.memory
@@ -539,9 +611,9 @@ class DinnerBooking(Probe):
         ]
 
     def valid(self, ctx: Any, story: trip.TripStory) -> set[str]:
-        """Restaurants (from the world) in the live hotel's district that serve the diet, seat
-        the party and are open at 19:00."""
-        hotel = live_hotel(ctx, story)
+        """Restaurants (from the world) in the district of the user's hotel (:func:`stay_hotel`)
+        that serve the diet, seat the party and are open at 19:00."""
+        hotel = stay_hotel(ctx, story)
         if hotel is None:
             return set()
         tag = story.extras["diet"][0]
@@ -568,8 +640,8 @@ class DinnerBooking(Probe):
 
         @b.checks.stage(s, weight=4, tags=("execution", "constraint"), id=f"s{s:02d}_dinner_table_valid")
         def table(ctx: Any) -> bool:
-            """Exactly one table tonight, for the whole party, at a restaurant near the live hotel that
-            serves the stated diet and is open at 19:00."""
+            """Exactly one table tonight, for the whole party, at a restaurant near the user's hotel
+            that serves the stated diet and is open at 19:00."""
             tables = self._tables(ctx, story)
             return (
                 booked(ctx, story)

@@ -236,8 +236,10 @@ class StormWarning(Probe):
 
         @b.checks.stage(low, weight=2, tags=("living_world", "proactivity"), id=f"s{low:02d}_storm_flagged")
         def flagged(ctx: Any) -> bool:
-            """The low-confidence advisory is passed on, and nothing is cancelled yet."""
-            return STORM.found_in(ctx.reply(low)) and trip.trip_booked(ctx, story) and self._ok(ctx)
+            """The low-confidence advisory is passed on, on a trip that is on (the family's
+            prerequisite, or else :func:`trip.trip_booked`): nothing is cancelled yet."""
+            on = self._ok(ctx) if self.requires is not None else trip.trip_booked(ctx, story)
+            return STORM.found_in(ctx.reply(low)) and on
 
         @b.checks.stage(high, weight=4, tags=("persistence", "living_world"), id=f"s{high:02d}_plan_b_written")
         def plan_b(ctx: Any) -> bool:

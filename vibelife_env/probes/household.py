@@ -332,19 +332,58 @@ def valid_stays(ctx: Any, story: trip.TripStory) -> set[str]:
     }
 
 
+def made_by_assistant(ctx: Any) -> set[str]:
+    """Ids of the hotel reservations the assistant made (a successful ``create_reservation``)."""
+    calls = ctx.calls("hotel_booking__create_reservation", ok=True) if hasattr(ctx, "calls") else []
+    return {
+        str(c["result"]["reservation_id"])
+        for c in calls
+        if isinstance(c.get("result"), dict) and "reservation_id" in c["result"]
+    }
+
+
+def booked_charges(ctx: Any, story: trip.TripStory) -> list[state.Charge]:
+    """The trip's flight and hotel charges (:func:`live_trip_charges`) without the reservations
+    the hotel's system took on its own (a copy of a stay: the assistant booked no such thing)."""
+    made = made_by_assistant(ctx)
+    return [c for c in live_trip_charges(ctx, story) if c.kind != "hotel" or not made or c.ref in made]
+
+
+def held_stay(ctx: Any, story: trip.TripStory) -> state.Charge | None:
+    """The stay the family holds for the trip's dates: the live reservation the assistant made
+    (a copy the hotel's system took on its own is not the family's choice); the first one when
+    several at one hotel, ``None`` with none or live stays at two hotels. Whether it is still
+    right for the family is :func:`the_stay`'s rule, and whether a copy is left :func:`sole_stay`'s."""
+    found = trip.stays(ctx, story)
+    made = made_by_assistant(ctx)
+    mine = [c for c in found if c.ref in made] if made else found
+    if not mine or len({c.row["hotel_id"] for c in mine}) != 1:
+        return None
+    return mine[0]
+
+
 def the_stay(ctx: Any, story: trip.TripStory) -> state.Charge | None:
-    """The one live stay for the trip's dates, when it is valid for the family (else ``None``)."""
+    """The stay the family holds (:func:`held_stay`), when it is valid for the family (else ``None``)."""
+    stay = held_stay(ctx, story)
+    return stay if stay is not None and hotel_ok(ctx, story, stay.row["hotel_id"]) else None
+
+
+def sole_stay(ctx: Any, story: trip.TripStory) -> state.Charge | None:
+    """The one live stay for the trip's dates, when it is valid for the family (else ``None``:
+    none, a copy still live, or a hotel that is not right for the family)."""
     found = trip.stays(ctx, story)
     return found[0] if len(found) == 1 and hotel_ok(ctx, story, found[0].row["hotel_id"]) else None
 
 
 def family_on(ctx: Any, story: trip.TripStory) -> bool:
-    """The family trip is booked: valid flights both ways for everyone and one live stay.
+    """The family trip is booked: valid flights both ways for everyone and a stay held
+    (:func:`held_stay`).
 
     The prerequisite of the checks that only mean something on a trip under way. Whether
     the stay is still right for the family (step-free, its lift working) is the stay's own
-    checks' rule (:func:`the_stay`), not this gate's: a lift outage left unhandled fails
-    the outage's checks, not every check gated here.
+    checks' rule (:func:`the_stay`), and whether a duplicate is left :func:`sole_stay`'s,
+    not this gate's: a lift outage or a double charge left unhandled fails its own checks,
+    not every check gated here.
     """
     out, back = trip.outbound(ctx, story), trip.homebound(ctx, story)
     return (
@@ -353,7 +392,7 @@ def family_on(ctx: Any, story: trip.TripStory) -> bool:
         and out.flight_no in trip.valid_out(ctx, story)
         and back.flight_no in trip.valid_back(ctx, story)
         and out.passengers == back.passengers == story.size
-        and len(trip.stays(ctx, story)) == 1
+        and held_stay(ctx, story) is not None
     )
 
 
@@ -497,7 +536,7 @@ class DuplicateHotelCharge(Probe):
             full refund, and the user hears the amount."""
             copy = refunded_copy(ctx)
             return (
-                the_stay(ctx, story) is not None
+                sole_stay(ctx, story) is not None
                 and copy is not None
                 and text.mentions_amount(ctx.reply(s), copy.amount, tolerance=1)
             )
@@ -507,7 +546,9 @@ class DuplicateHotelCharge(Probe):
             """The ledger matches the services after the duplicate is gone."""
             from vibelife_env.probes import ledger
 
-            return the_stay(ctx, story) is not None and ledger.consistent(ctx, live_trip_charges(ctx, story), minimum=2)
+            return sole_stay(ctx, story) is not None and ledger.consistent(
+                ctx, live_trip_charges(ctx, story), minimum=2
+            )
 
     def step(self, agent: Any, event_text: str):
         m, s = agent.memory, agent.story
@@ -614,14 +655,14 @@ class LiftOutage(Probe):
         @b.checks.stage(s, weight=5, tags=("living_world", "constraint"), id=f"s{s:02d}_rebooked_step_free")
         def rebooked(ctx: Any) -> bool:
             """The family now holds one step-free stay booked after the outage, the old one is cancelled
-            for free, and the trip stays within the budget."""
-            live = sum(c.amount for c in live_trip_charges(ctx, story) if c.live)
+            for free, and the trip as booked (:func:`booked_charges`) stays within the budget."""
+            live = sum(c.amount for c in booked_charges(ctx, story) if c.live)
             return moved(ctx) and live <= story.budget + 0.5
 
         @b.checks.stage(s, weight=2, tags=("persistence", "bookkeeping"), id=f"s{s:02d}_ledger_after_rebooking")
         def books(ctx: Any) -> bool:
-            """The ledger matches the services after the switch."""
-            return moved(ctx) and ledger.consistent(ctx, live_trip_charges(ctx, story), minimum=2)
+            """The ledger matches the bookings in the services (:func:`booked_charges`) after the switch."""
+            return moved(ctx) and ledger.consistent(ctx, booked_charges(ctx, story), minimum=2)
 
         @b.checks.stage(s, weight=2, tags=("persistence",), id=f"s{s:02d}_itinerary_has_new_hotel")
         def itinerary(ctx: Any) -> bool:
@@ -773,8 +814,8 @@ class SchoolConflict(Probe):
         @b.checks.stage(s, weight=5, tags=("living_world", "constraint"), id=f"s{s:02d}_flight_after_performance")
         def moved(ctx: Any) -> bool:
             """The family's outbound flight is a valid one leaving at least three hours after the
-            performance ends, and the trip still fits the budget."""
-            live = sum(c.amount for c in live_trip_charges(ctx, story) if c.live)
+            performance ends, and the trip as booked (:func:`booked_charges`) still fits the budget."""
+            live = sum(c.amount for c in booked_charges(ctx, story) if c.live)
             return fixed(ctx) and family_on(ctx, story) and live <= story.budget + 0.5
 
         @b.checks.stage(
@@ -798,10 +839,11 @@ class SchoolConflict(Probe):
 
         @b.checks.stage(s, weight=2, tags=("persistence", "bookkeeping"), id=f"s{s:02d}_ledger_after_change")
         def books(ctx: Any) -> bool:
-            """The ledger records the changed flight at what it now costs."""
+            """The ledger records the changed flight at what it now costs (and matches the bookings in
+            the services, :func:`booked_charges`)."""
             from vibelife_env.probes import ledger
 
-            return fixed(ctx) and ledger.consistent(ctx, live_trip_charges(ctx, story), minimum=2)
+            return fixed(ctx) and ledger.consistent(ctx, booked_charges(ctx, story), minimum=2)
 
         @b.checks.stage(s, weight=2, tags=("communication",), id=f"s{s:02d}_new_flight_told")
         def told(ctx: Any) -> bool:
@@ -1375,9 +1417,9 @@ class AirportRun(Probe):
 
         @b.checks.stage(s, weight=3, tags=("planning", "research"), id=f"s{s:02d}_leave_time_given")
         def leave(ctx: Any) -> bool:
-            """The answer gives a time to leave that reaches the airport two hours before the held flight home
-            (allowing for traffic, at most 45 minutes earlier than needed)."""
-            held, stay = trip.homebound(ctx, story), the_stay(ctx, story)
+            """The answer gives a time to leave the hotel the family holds that reaches the airport two hours
+            before the held flight home (allowing for traffic, at most 45 minutes earlier than needed)."""
+            held, stay = trip.homebound(ctx, story), held_stay(ctx, story)
             if held is None or stay is None:
                 return False
             route = ctx.call(

@@ -464,6 +464,7 @@ class ApplicationWindow(Probe):
                     },
                 ],
                 {"window_notice": [self.step]},
+                instead={"window_notice": [self.apply_unread]},
             )
         ]
 
@@ -503,6 +504,14 @@ class ApplicationWindow(Probe):
         out = yield from advance_applications(agent)
         return out
 
+    def apply_unread(self, agent: Any, event_text: str):
+        """What an agent that misses the centre's post still does in its place (the blast-radius
+        gate's stand-in): the applications are the trip's main work, so it files them on the
+        day the workspace names, without reading the post or telling the user."""
+        agent.memory["today"] = facts(agent.story).window[0].date()  # type: ignore[index]
+        yield from advance_applications(agent)
+        return []
+
 
 # ================================================================== document resubmit
 class DocumentResubmit(Probe):
@@ -540,6 +549,7 @@ class DocumentResubmit(Probe):
                     },
                 ],
                 {"rfi_notice": [self.step_rfi]},
+                instead={"rfi_notice": [self.resubmit_as_is]},
             ),
             Slot(
                 "fresh_statement",
@@ -662,6 +672,29 @@ class DocumentResubmit(Probe):
             f"The consulate wants a bank statement issued within the last 7 days for {app_id}: I asked {v.bank_name} "
             f"for a fresh statement of {acc} and will resubmit when it arrives."
         ]
+
+    def resubmit_as_is(self, agent: Any, event_text: str):
+        """What an agent that misses what the consulate asks for still does in its place (the
+        blast-radius gate's stand-in): it sees the application needs attention and resubmits it
+        with the documents it already uploaded, asking the bank for nothing."""
+        if not agent.fresh():
+            return []
+        app_id = agent.memory.get("apps", {}).get(agent.story.user.key)
+        if app_id is None:
+            return []
+        got = yield agent.call("visa_and_advisory__get_visa_application", application_id=app_id)
+        if got.get("status") != "rfi":
+            return []
+        answers = dict(got.get("answers", {}))
+        answers.pop("payment", None)
+        yield agent.call(
+            "visa_and_advisory__submit_visa_application",
+            application_id=app_id,
+            answers=answers,
+            docs_refs=[d["doc_id"] for d in got.get("documents", [])],
+            payment_method_id="tok_user_card",
+        )
+        return [f"I resubmitted {app_id}."]
 
     def step_resubmit(self, agent: Any, event_text: str):
         acc = agent.memory.get("asked_statement")

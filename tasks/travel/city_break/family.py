@@ -250,7 +250,7 @@ class CityBreak(Family):
     def _probes(self, rng: np.random.Generator, story: trip.TripStory) -> list[Probe]:
         lang = story.extras["lang"]
         on = lambda ctx: booked(ctx, story)  # noqa: E731 - the real work every probe check also needs
-        first = Phishing(rng, lang=lang)  # every instance carries one scam; its kind varies
+        first = Phishing(rng, lang=lang, requires=on)  # every instance carries one scam; its kind varies
         pool: list[Probe] = [
             LateDocument(rng, lang=lang, requires=on),
             StormWarning(rng, requires=on),
@@ -265,7 +265,9 @@ class CityBreak(Family):
         if story.size > 1:
             pool.append(CompanionImpostor(rng, lang=lang))
         if rng.random() < 0.4:
-            pool.append(Phishing(rng, kind="impersonation" if first.kind != "impersonation" else "fee", lang=lang))
+            pool.append(
+                Phishing(rng, kind="impersonation" if first.kind != "impersonation" else "fee", lang=lang, requires=on)
+            )
         k = int(rng.integers(3, min(6, len(pool)) + 1))
         idx = sorted(rng.choice(len(pool), size=k, replace=False).tolist())
         return [first, *(pool[i] for i in idx)]

@@ -22,12 +22,13 @@ from vibelife_env.probes.city import (
     book_room,
     booked,
     homebound,
-    live_hotel,
     outbound,
     ranked,
     section,
-    stays,
+    stay_hotel,
+    the_stay,
     trip_charges,
+    trip_ok,
     valid_sets,
 )
 
@@ -48,8 +49,8 @@ def _turn(key: str, at: datetime, kind: str, body: str, steps: list[Any], **extr
 
 # ================================================================ world scripts
 def move_check_in(ctx: Any, story: trip.TripStory) -> None:
-    """The booked hotel (the live stay) now lets guests in an hour later."""
-    hotel = live_hotel(ctx, story)
+    """The booked hotel (:func:`~vibelife_env.probes.city.stay_hotel`) now lets guests in an hour later."""
+    hotel = stay_hotel(ctx, story)
     if hotel is None:
         return
     svc = ctx.world.services["hotel_booking"]
@@ -95,7 +96,7 @@ def retime_home(ctx: Any, story: trip.TripStory, minutes: int) -> None:
 
 
 def _hotel_name(ctx: Any, story: trip.TripStory, lang: str) -> str:
-    hotel = live_hotel(ctx, story)
+    hotel = stay_hotel(ctx, story)
     return hotel.name if hotel else ("酒店" if lang == "zh" else "the hotel")
 
 
@@ -626,9 +627,24 @@ def checkout(agent: Any, event_text: str):
 
 
 def close_books(agent: Any, event_text: str):
-    """Wrap-up: rewrite the ledger and give the real total."""
-    if "ledger" not in agent.memory:
+    """Wrap-up: re-read every booking the ledger counts (the services may have cancelled one
+    since), mark the cancelled ones, rewrite the ledger and give the real total."""
+    m = agent.memory
+    if "ledger" not in m:
         return ["Nothing was booked."]
+    pnrs = {m[k]["pnr"] for k in ("out", "back") if k in m}
+    counted = [row for row in m["ledger"] if row[4] == "committed"]
+    found = yield agent.calls(
+        [
+            ("flight_booking__get_booking", {"pnr": row[2]})
+            if row[2] in pnrs
+            else ("hotel_booking__get_reservation", {"reservation_id": row[2]})
+            for row in counted
+        ]
+    )
+    for row, now in zip(counted, found, strict=True):
+        if isinstance(now, dict) and str(now.get("status", "")).lower() == "cancelled":
+            row[4] = "cancelled"
     yield agent.write_ledger()
     return [f"The trip cost {agent.memory['total']:,.2f} CNY in the end."]
 
@@ -728,7 +744,7 @@ def add_checks(b: Any, story: trip.TripStory, stage_of: dict[str, int]) -> None:
     @b.checks.stage(g, weight=6, tags=("execution", "constraint"), id=f"s{g:02d}_booked_after_go_ahead")
     def booked_ok(ctx: Any) -> bool:
         """Valid flights both ways for the whole party and one valid stay, all charged after the go-ahead."""
-        return booked(ctx, story) and all(c.at is not None and c.at >= ga for c in trip_charges(ctx, story))
+        return trip_ok(ctx, story) and all(c.at is not None and c.at >= ga for c in trip_charges(ctx, story))
 
     @b.checks.stage(g, weight=3, tags=("persistence", "bookkeeping"), id=f"s{g:02d}_ledger_matches_bookings")
     def ledger_ok(ctx: Any) -> bool:
@@ -773,17 +789,17 @@ def add_checks(b: Any, story: trip.TripStory, stage_of: dict[str, int]) -> None:
 
     @cb("special_request", "request_filed", 2, ("execution",))
     def request_filed(ctx: Any) -> bool:
-        """A special request for a quiet, high room is on the live stay."""
+        """A special request for a quiet, high room is on the user's stay."""
         return booked(ctx, story) and _request_on_stay(ctx)
 
     def _request_on_stay(ctx: Any) -> bool:
-        held = stays(ctx, story)
-        if len(held) != 1:
+        held = the_stay(ctx, story)
+        if held is None:
             return False
         rows = ctx.sql(
             "hotel_booking",
             "SELECT text FROM special_requests WHERE reservation_id = ?",
-            (held[0].row["reservation_id"],),
+            (held.row["reservation_id"],),
         )
         return any(QUIET.found_in(r["text"]) for r in rows)
 
@@ -802,8 +818,8 @@ def add_checks(b: Any, story: trip.TripStory, stage_of: dict[str, int]) -> None:
 
     @cb("hotel_question", "check_in_told", 3, ("living_world", "communication"))
     def check_in_told(ctx: Any) -> bool:
-        """The reply gives the live hotel's check-in time as the hotel states it now, and its district."""
-        hotel = live_hotel(ctx, story)
+        """The reply gives the booked hotel's check-in time as the hotel states it now, and its district."""
+        hotel = stay_hotel(ctx, story)
         if hotel is None or not booked(ctx, story):
             return False
         row = ctx.sql("hotel_booking", "SELECT policies_json FROM hotels WHERE hotel_id = ?", (hotel.hotel_id,))
@@ -852,7 +868,7 @@ def add_checks(b: Any, story: trip.TripStory, stage_of: dict[str, int]) -> None:
         @cb("arrived", "hotel_named", 1, ("communication",))
         def hotel_named(ctx: Any) -> bool:
             """On landing, a short reply names the hotel the party is booked into."""
-            hotel = live_hotel(ctx, story)
+            hotel = stay_hotel(ctx, story)
             reply = ctx.reply(st["arrived"])
             return (
                 booked(ctx, story)
@@ -891,13 +907,13 @@ def add_checks(b: Any, story: trip.TripStory, stage_of: dict[str, int]) -> None:
 
         @cb("at_hotel", "reference_at_front_desk", 2, ("persistence", "communication"))
         def front_desk_ref(ctx: Any) -> bool:
-            """At the front desk the reply gives the live stay's reference (its id or confirmation code)."""
-            held = stays(ctx, story)
+            """At the front desk the reply gives the stay's reference (its id or confirmation code)."""
+            held = the_stay(ctx, story)
             reply = ctx.reply(st["at_hotel"])
             return (
                 booked(ctx, story)
-                and len(held) == 1
-                and (held[0].ref in reply or held[0].row["confirmation_code"] in reply)
+                and held is not None
+                and (held.ref in reply or held.row["confirmation_code"] in reply)
             )
 
         @cb("at_hotel", "front_desk_brief", 1, ("communication",))
@@ -909,8 +925,8 @@ def add_checks(b: Any, story: trip.TripStory, stage_of: dict[str, int]) -> None:
 
     @cb("share_address", "address_shared", 2, ("execution", "communication"))
     def address_shared(ctx: Any) -> bool:
-        """The colleague got a mail naming the live hotel and its district."""
-        hotel = live_hotel(ctx, story)
+        """The colleague got a mail naming the booked hotel and its district."""
+        hotel = stay_hotel(ctx, story)
         mails = state.sent(ctx, story.extras["colleague"][1])
         return (
             booked(ctx, story)
@@ -1039,7 +1055,7 @@ def add_checks(b: Any, story: trip.TripStory, stage_of: dict[str, int]) -> None:
 
     @b.checks.cross_stage(weight=2, tags=("persistence", "living_world"))
     def x_request_follows_the_stay(ctx: Any) -> bool:
-        """At the end the live stay (rebooked or not) still carries the quiet-room request."""
+        """At the end the user's stay (rebooked or not) still carries the quiet-room request."""
         return booked(ctx, story) and _request_on_stay(ctx)
 
     @b.checks.final(weight=4, tags=("constraint", "bookkeeping"))
