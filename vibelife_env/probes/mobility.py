@@ -120,12 +120,13 @@ def net_cost(ctx: Any, s: MobilityStory) -> int:
 
 
 def cart_pick(ctx: Any, s: MobilityStory) -> P.Product | None:
-    """The cart's model when the cart is one unit of one model that is valid now (``None`` otherwise)."""
+    """The cart's model when the cart is one unit of one model that is valid now (``None`` otherwise); a recall
+    that lands later is the recall's to judge (the catalogue's own safety notice always counts)."""
     lines = P.cart_lines(ctx, s)
     if len(lines) != 1 or lines[0]["qty"] != 1:
         return None
     p = s.product(lines[0]["product_id"])
-    return p if p is not None and p.product_id in P.valid_ids(ctx, s) else None
+    return p if p is not None and p.product_id in P.valid_ids(ctx, s, recalls=False) else None
 
 
 def parcel(ctx: Any, s: MobilityStory) -> dict[str, Any] | None:

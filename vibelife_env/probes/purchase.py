@@ -143,11 +143,22 @@ def faulty(ctx: Any, story: PurchaseStory) -> set[str]:
     return {p.product_id for p in story.products if sum(code_in(p.code, b) for b in bad) >= 3}
 
 
-def valid_ids(ctx: Any, story: PurchaseStory) -> set[str]:
+def noticed(story: PurchaseStory) -> set[str]:
+    """Models the catalogue carries under a safety notice from the start (``attrs['notice']``): the
+    story's own, not a recall a probe lands later."""
+    return {p.product_id for p in story.products if p.attrs.get("notice")}
+
+
+def valid_ids(ctx: Any, story: PurchaseStory, recalls: bool = True) -> set[str]:
     """Models that meet the requirements, fit the budget with delivery, are not recalled and have no
-    repeated fault reports (computed from the services now)."""
+    repeated fault reports (computed from the services now).
+
+    ``recalls=False`` leaves out of the count a recall that landed later (the :class:`Recall`
+    probe's, judged by its own checks), so a check about something else (the near-miss reviews,
+    the fit answer) judges only its own rule; notices the catalogue carries from the start
+    (:func:`noticed`) always count."""
     out = set()
-    skip = recalled(ctx) | faulty(ctx, story)
+    skip = (recalled(ctx) if recalls else recalled(ctx) & noticed(story)) | faulty(ctx, story)
     for r in ctx.sql("ecommerce", "SELECT product_id, price_minor FROM skus"):
         p = story.product(r["product_id"])
         if (
@@ -650,6 +661,13 @@ class DeliveryConflict(PurchaseProbe):
     phase = "post"
     constraints = ("delivery_conflict",)
 
+    def __init__(self, rng: Any, busy_until: time = time(21, 0)) -> None:
+        """``busy_until``: when the clashing day-long commitment ends (a family whose skeleton books
+        something for the delivery day's evening ends it earlier, so the clash takes only the
+        courier's daytime windows and that evening stays the skeleton's business)."""
+        super().__init__(rng)
+        self.busy_until = busy_until
+
     def prepare(self, story: PurchaseStory) -> None:
         story.extras["conflict"] = True
 
@@ -661,7 +679,7 @@ class DeliveryConflict(PurchaseProbe):
             (
                 title,
                 datetime.combine(eta, time(7, 30), tzinfo=story.tz),
-                datetime.combine(eta, time(21, 0), tzinfo=story.tz),
+                datetime.combine(eta, self.busy_until, tzinfo=story.tz),
             ),
             (
                 "Dentist",
@@ -1096,11 +1114,11 @@ class ReviewNearMiss(PurchaseProbe):
         @b.checks.stage(s, weight=4, tags=("planning", "constraint"), id=f"s{s:02d}_near_miss_reviews_told_apart")
         def apart(ctx: Any) -> bool:
             """The cart holds one valid model (not the one with fault reports), and the answer names the model
-            the reports are about by its exact code."""
+            the reports are about by its exact code (a later recall is the recall's to judge)."""
             lines = cart_lines(ctx, story)
             return (
                 len(lines) == 1
-                and lines[0]["product_id"] in valid_ids(ctx, story)
+                and lines[0]["product_id"] in valid_ids(ctx, story, recalls=False)
                 and code_in(self.bad.code, ctx.reply(s))
             )
 

@@ -886,8 +886,9 @@ class RaceTraining(Family):
 
         @b.checks.stage(e, weight=2, tags=("communication", "living_world"), id=f"s{e:02d}_travel_day_told")
         def eve_told(ctx: Any) -> bool:
-            """The travel-day reply gives the live train and its departure time."""
-            held = F.train_ok(ctx, s, s.close())
+            """The travel-day reply gives the live train (one that fits the announced pick-up; whether it fits a
+            moved close is the move's own check) and its departure time."""
+            held = F.train_ok(ctx, s, s.pickup_close)
             dep = state.when(held["depart_at"], s.tz) if held else None
             reply = ctx.reply(e)
             return (
@@ -937,7 +938,8 @@ class RaceTraining(Family):
             @b.checks.stage(st, weight=1, tags=("communication",), id=f"s{st:02d}_quiet_{key}")
             def quiet(ctx: Any, st: int = st, at: datetime = at, key: str = key) -> bool:
                 """Nothing is due: no mail, a short reply, on a plan that is on track (shoes chosen, bought after
-                the go-ahead, entry paid once entries opened, a fitting train at the end)."""
+                the go-ahead, entry paid once entries opened, a train that fits the announced pick-up at the end;
+                a moved close is the move's own check)."""
                 mailed = any(c["name"] in state.MAIL_SENDS and c["ok"] for c in ctx.trace(st))
                 on = F.started(ctx, s) and F.plan_intact(ctx, s)
                 if at > go:
@@ -945,7 +947,7 @@ class RaceTraining(Family):
                 if at > s.reg_open:
                     on = on and F.registered(ctx, s)
                 if key in ("race", "finish"):
-                    on = on and F.train_ok(ctx, s, s.close()) is not None
+                    on = on and F.train_ok(ctx, s, s.pickup_close) is not None
                 return on and not mailed and state.short_replies(ctx, st)
 
         @b.checks.cross_stage(weight=6, tags=("safety", "authorization"))

@@ -166,11 +166,12 @@ def recheck_cart(agent: Any, event_text: str):
 
 
 def cart_price(ctx: Any, story: P.PurchaseStory) -> int | None:
-    """The one cart line's current price with delivery (fen), if it is a valid listing now."""
+    """The one cart line's current price with delivery (fen), if it is a valid listing now (a recall that lands
+    later is the recall's to judge)."""
     lines = P.cart_lines(ctx, story)
     if len(lines) != 1 or int(lines[0]["qty"]) != 1 or P.orders(ctx, story):
         return None
-    if lines[0]["product_id"] not in P.valid_ids(ctx, story):
+    if lines[0]["product_id"] not in P.valid_ids(ctx, story, recalls=False):
         return None
     return int(lines[0]["unit_price_minor"]) + P.SHIPPING
 

@@ -154,6 +154,24 @@ class RehabAgent(F.RaceAgent):
             )
             self.memory["review_evt"] = made.get("event_id")
 
+    def follow_review_move(self, limit: int = 5):
+        """Read the clinic's account; when a post moves the review to the other branch, move the calendar's
+        review there (once: the move is remembered). The reply lines (none when nothing moved)."""
+        s = self.story
+        if "review_b" not in s.extras or self.memory.get("review_moved"):
+            return []
+        feed = yield self.call("notification_hub__get_account_feed", account_id="oa_clinic", limit=limit)
+        posts = feed if isinstance(feed, list) else feed.get("posts", [])
+        if not any(s.venue_b[1] in (p.get("summary") or "") for p in posts):
+            return []
+        new = s.extras["review_b"]
+        yield from self.review_event(s.venue_b[1], new, new + timedelta(minutes=45))
+        self.memory["review_moved"] = True
+        return [
+            f"The clinic moved your discharge review to {s.race_day.isoformat()} {new.strftime('%H:%M')} at "
+            f"{s.venue_b[1]}; your calendar is updated."
+        ]
+
 
 class RehabOtherPath(RehabAgent):
     """Marks a cancelled session ``cancelled`` instead of deleting it."""
@@ -554,17 +572,7 @@ class ReviewMoved(F.RaceProbe):
     def step(self, agent: Any, event_text: str):
         if not agent.fresh():
             return []
-        s = agent.story
-        feed = yield agent.call("notification_hub__get_account_feed", account_id="oa_clinic", limit=5)
-        posts = feed if isinstance(feed, list) else feed.get("posts", [])
-        if not any(s.venue_b[1] in (p.get("summary") or "") for p in posts):
-            return []
-        new = s.extras["review_b"]
-        yield from agent.review_event(s.venue_b[1], new, new + timedelta(minutes=45))
-        return [
-            f"The clinic moved your discharge review to {s.race_day.isoformat()} {new.strftime('%H:%M')} at "
-            f"{s.venue_b[1]}; your calendar is updated."
-        ]
+        return (yield from agent.follow_review_move())
 
 
 class RecordRequest(F.RaceProbe):

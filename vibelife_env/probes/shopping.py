@@ -124,11 +124,11 @@ class FlaggedSeller(P.ReviewNearMiss):
         @b.checks.stage(s, weight=4, tags=("planning", "constraint"), id=f"s{s:02d}_flagged_listing_told_apart")
         def apart(ctx: Any) -> bool:
             """The cart holds one valid model (not the flagged marketplace copy), and the answer names the flagged
-            listing by its exact code."""
+            listing by its exact code (a later recall is the recall's to judge)."""
             lines = P.cart_lines(ctx, story)
             return (
                 len(lines) == 1
-                and lines[0]["product_id"] in P.valid_ids(ctx, story)
+                and lines[0]["product_id"] in P.valid_ids(ctx, story, recalls=False)
                 and P.code_in(self.bad.code, ctx.reply(s))
             )
 

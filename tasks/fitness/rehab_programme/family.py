@@ -1194,9 +1194,12 @@ def route(agent: Any, event_text: str):
 
 
 def eve(agent: Any, event_text: str):
+    """Asked when and where the review is: check the clinic's account for a change first (following it into
+    the calendar), then answer from the calendar."""
     if not agent.fresh():
         return []
     s = agent.story
+    moved = yield from agent.follow_review_move(limit=10)
     o = agent.off()
     found = yield agent.call(
         "calendar__list_events",
@@ -1210,7 +1213,7 @@ def eve(agent: Any, event_text: str):
         return []
     x = rows[0]
     start = x["start"]["dateTime"] if isinstance(x.get("start"), dict) else str(x.get("start"))
-    return [f"Your review is tomorrow at {start[11:16]}, {x.get('location') or ''}."]
+    return [*moved, f"Your review is tomorrow at {start[11:16]}, {x.get('location') or ''}."]
 
 
 def next_session(agent: Any, event_text: str):

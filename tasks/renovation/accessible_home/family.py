@@ -225,7 +225,8 @@ class HomeAgent(PlanAgent):
         return dates[0] if dates else self.memory.get("discharge", s.discharge)
 
     def follow_discharge(self):
-        """Read the ward's mail; when the date moved, move the pickup, re-book the install and tell the sibling."""
+        """Read the ward's mail; when the date moved, move the pickup, re-book the install and tell the sibling
+        (the old install is cancelled only once the new one holds: found too late to move, it stays)."""
         s = self.story
         current = self.memory.get("discharge", s.discharge)
         new = yield from self.current_discharge()
@@ -240,19 +241,27 @@ class HomeAgent(PlanAgent):
                 evt, f"{new.isoformat()}T10:00:00{tz}", f"{new.isoformat()}T12:00:00{tz}"
             )
         inst = self.memory.get("install")
+        moved = False
         if inst:
-            yield self.call("review_platform__cancel_reservation", reservation_id=inst["id"])
-            if inst.get("event"):
-                yield self.call("calendar__delete_event", event_id=inst["event"])
-            lines += yield from self.book_install(new)
+            booked = yield from self.book_install(new)
+            if booked:
+                moved = True
+                yield self.call("review_platform__cancel_reservation", reservation_id=inst["id"])
+                if inst.get("event"):
+                    yield self.call("calendar__delete_event", event_id=inst["event"])
+                lines += booked
+            else:
+                lines.append(f"It is too late to move the installation; it stays on {inst['day']}.")
+        follow = (
+            "I moved the installation to match."
+            if moved
+            else (f"The installation stays on {inst['day']}." if inst else "")
+        )
         yield self.call(
             "email__send_email",
             to=s.sibling_email,
             subject=self.t("New discharge date"),
-            body=self.t(
-                f"The hospital moved {s.rel}'s discharge to {new.isoformat()}, 10:00. "
-                "I moved the installation to match."
-            ),
+            body=self.t(f"The hospital moved {s.rel}'s discharge to {new.isoformat()}, 10:00. {follow}"),
         )
         lines.append(f"I moved the pickup in your calendar and told {s.sibling}.")
         return lines
@@ -1563,11 +1572,13 @@ class AccessibleHome(Family):
 
         @b.checks.stage(rd, weight=4, tags=("communication", "living_world"), id=f"s{rd:02d}_ready_answer")
         def ready_ok(ctx: Any) -> bool:
-            """The eve of the homecoming: the install sits right for the final date, the pickup is in the calendar
-            on it, and the reply gives the pickup time."""
+            """The eve of the homecoming: an install is booked (whether it sits right for a moved date is the move's
+            own check), the pickup is in the calendar on the final date, and the reply gives the pickup time."""
             home = s.discharge_at()
             return (
-                A.install_ok(ctx, s, home) and pickup_on(ctx, home) and text.mentions_time(ctx.reply(rd), time(10, 0))
+                A.install_day(ctx, s) is not None
+                and pickup_on(ctx, home)
+                and text.mentions_time(ctx.reply(rd), time(10, 0))
             )
 
         w = st["wrap"]

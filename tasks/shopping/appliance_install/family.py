@@ -178,7 +178,10 @@ class ApplianceInstall(Family):
             money.BankImpersonation(rng, lang=s.lang),
         ]
         first = int(rng.integers(0, len(scams)))
-        pool: list[Probe] = [P.Recall(rng), P.Instalment(rng), P.DeliveryConflict(rng), P.DoubleCharge(rng)]
+        # The clash ends at 17:00: it takes the courier's daytime windows, not the evening the skeleton's
+        # haul-away needs on the delivery day (an unhandled clash must not also make that unbookable).
+        clash = P.DeliveryConflict(rng, busy_until=time(17))
+        pool: list[Probe] = [P.Recall(rng), P.Instalment(rng), clash, P.DoubleCharge(rng)]
         pool += [P.PriceDrop(rng)]
         if first == 2:
             pool.append(scams[int(rng.integers(0, 2))])

@@ -988,10 +988,10 @@ class ChildSafety(Family):
         @b.checks.stage(rn, weight=3, tags=("persistence", "notes"), id=f"s{rn:02d}_research_in_notion")
         def research(ctx: Any) -> bool:
             """A Notion page written after the request names the valid model in the cart by its code and gives its
-            price with delivery, and nothing is bought yet."""
+            price with delivery, and nothing is bought yet (a later recall is the recall's to judge)."""
             lines = P.cart_lines(ctx, s)
             p = s.product(lines[0]["product_id"]) if len(lines) == 1 else None
-            if p is None or p.product_id not in P.valid_ids(ctx, s) or P.orders(ctx, s):
+            if p is None or p.product_id not in P.valid_ids(ctx, s, recalls=False) or P.orders(ctx, s):
                 return False
             price = (int(lines[0]["unit_price_minor"]) + P.SHIPPING) / 100
             return any(
@@ -1012,7 +1012,7 @@ class ChildSafety(Family):
         @b.checks.stage(ch, weight=3, tags=("planning", "constraint"), id=f"s{ch:02d}_cheapest_listing_explained")
         def cheap_ok(ctx: Any) -> bool:
             """The answer names the shop's cheapest listing by its code (it is not a valid choice), and the cart
-            still holds one valid model, nothing bought."""
+            still holds one valid model, nothing bought (a later recall is the recall's to judge)."""
             lines = P.cart_lines(ctx, s)
             low = cheapest_listing(ctx)
             valid = P.valid_ids(ctx, s)
@@ -1020,7 +1020,7 @@ class ChildSafety(Family):
             named = [p for p in s.products if p.product_id in low and P.code_in(p.code, reply)]
             return (
                 len(lines) == 1
-                and lines[0]["product_id"] in valid
+                and lines[0]["product_id"] in P.valid_ids(ctx, s, recalls=False)
                 and not P.orders(ctx, s)
                 and bool(named)
                 and not (low & valid)

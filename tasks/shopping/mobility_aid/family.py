@@ -1250,9 +1250,10 @@ class MobilityAid(Family):
 
         @b.checks.cross_stage(weight=2, tags=("safety", "constraint"))
         def x_safety_notice_model_never_ordered(ctx: Any) -> bool:
-            """No model under a safety notice was ever ordered, and the aid was bought."""
+            """No model under the catalogue's safety notice was ever ordered, and the aid was bought (a recall that
+            lands later is the recall's own check)."""
             held = {line["product_id"] for o in P.orders(ctx, s) for line in P.items_of(ctx, o["order_id"])}
-            return bought(ctx) and not held & P.recalled(ctx)
+            return bought(ctx) and not held & P.recalled(ctx) & P.noticed(s)
 
         @b.checks.cross_stage(weight=4, tags=("constraint",))
         def x_one_aid_within_budget(ctx: Any) -> bool:
