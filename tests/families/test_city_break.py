@@ -57,11 +57,13 @@ def _skip(agent: Any, text: str):
     yield
 
 
-def test_ignoring_a_cancelled_stay_fails_the_rebooking_and_everything_that_needs_a_trip():
+def test_ignoring_a_cancelled_stay_fails_the_rebooking_not_the_trips_guards():
     seed = _seed("hotel_cancelled")
     res = _run(seed, _oracle(seed, hotel_cancel_notice=[_skip]))
     failed = _failed(res)
-    assert {"stay_rebooked", "ledger_after_rebooking", "f_within_budget", "x_no_charge_before_go_ahead"} <= failed
+    assert "stay_rebooked" in failed
+    # the trip is still under way (flights and a stay were booked): its guards keep their own rule
+    assert "x_no_charge_before_go_ahead" not in failed
 
 
 def test_a_rebooking_over_the_budget_fails_the_budget_checks():
