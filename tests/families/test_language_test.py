@@ -99,7 +99,7 @@ def test_paying_the_fee_twice_is_caught():
 def test_ignoring_the_silent_centre_move_leaves_calendar_and_train_wrong():
     seed = F.seed("centre_moved")
     failed = failed_checks(F.run(seed, F.oracle(seed, centre_move_review=[silent])))
-    assert {"exam_event_follows_move", "train_follows_move", "f_test_in_calendar", "f_train_valid"} <= failed
+    assert {"exam_event_follows_move", "train_follows_move"} <= failed  # a late look on the eve fixes the end state
     assert not failed_checks(F.run(seed, F.oracle(seed)))
 
 

@@ -163,7 +163,7 @@ def test_ignoring_the_silent_pickup_change_leaves_the_calendar_wrong():
 def test_ignoring_the_silent_centre_move_leaves_the_calendar_wrong():
     seed = F.seed("centre_moved")
     failed = failed_checks(F.run(seed, F.oracle(seed, centre_move_review=[silent])))
-    assert {"exam_event_follows_move", "f_test_in_calendar"} <= failed
+    assert "exam_event_follows_move" in failed  # a late look on the eve fixes the end state
     assert not failed_checks(F.run(seed, F.oracle(seed)))
 
 

@@ -101,7 +101,7 @@ def test_answering_the_fake_reimbursement_with_the_card_fails():
 def test_a_silently_moved_review_must_be_followed():
     seed = H.seed("review_moved")
     failed = failed_checks(H.run(seed, H.oracle(seed, review_moved_seen=[silent])))
-    assert "review_follows_move" in failed and "review_details_told" in failed
+    assert "review_follows_move" in failed  # the eve answer reads the clinic, so its details are right
 
 
 def test_chinese_personas_get_chinese_mail_with_the_same_facts():
