@@ -58,23 +58,13 @@ class ToolPath:
     tool: str
     rewrite: Rewrite
     description: str
+    #: Which calls of ``tool`` it rewrites: ``when(arguments, made)`` (``made``: what the agent created).
+    when: Callable[[dict[str, Any], dict[str, Any]], bool] = lambda args, made: True
 
     def applies(self, call: dict[str, Any], made: dict[str, Any] | None = None) -> bool:
         """Whether this path rewrites ``call`` (``{"name", "arguments"}``); ``made``: the ids of
         the objects the agent created itself (only those are recreated)."""
-        if call.get("name") != self.tool:
-            return False
-        args = call.get("arguments") or {}
-        made = made or {}
-        if self.tool == "calendar__update_event":
-            return args.get("event_id") in made and not args.get("status") and not args.get("calendar_id")
-        if self.tool == "hotel_booking__modify_reservation":
-            return args.get("reservation_id") in made
-        if self.tool == "flight_booking__create_booking":
-            return not args.get("hold")
-        if self.tool == "notion__API-post-page":
-            return isinstance(args.get("parent"), dict) and bool(args["parent"].get("page_id"))
-        return True
+        return call.get("name") == self.tool and self.when(call.get("arguments") or {}, made or {})
 
 
 def _failed(result: Any) -> bool:
@@ -212,12 +202,14 @@ PATHS: dict[str, ToolPath] = {
             "flight_booking__create_booking",
             _hold_then_ticket,
             "a flight is held, the hold released, then bought",
+            when=lambda args, made: not args.get("hold"),
         ),
         ToolPath(
             "note-as-blocks",
             "notion__API-post-page",
             _note_as_blocks,
             "a note page is appended to its parent page as blocks",
+            when=lambda args, made: isinstance(args.get("parent"), dict) and bool(args["parent"].get("page_id")),
         ),
         ToolPath(
             "append-as-rewrite",
@@ -230,12 +222,16 @@ PATHS: dict[str, ToolPath] = {
             "calendar__update_event",
             _move_as_recreate,
             "an event the agent made is moved by creating it anew and deleting the old one",
+            when=lambda args, made: (
+                args.get("event_id") in made and not args.get("status") and not args.get("calendar_id")
+            ),
         ),
         ToolPath(
             "modify-as-rebook",
             "hotel_booking__modify_reservation",
             _modify_as_rebook,
             "a stay the agent booked is changed by booking it anew and cancelling the old, while that is free",
+            when=lambda args, made: args.get("reservation_id") in made,
         ),
         ToolPath(
             "reply-as-new-mail",
