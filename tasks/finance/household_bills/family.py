@@ -1506,15 +1506,7 @@ def pay_bill(key: str) -> Any:
         amount = round(float(m.group(1).replace(",", "")) * 100)
         agent.memory.setdefault("bill_amounts", {})[bl.payee_id] = amount
         if agent.hold_first:
-            paid = yield agent.call(
-                "banking__pay_payee",
-                account_id=s.checking,
-                payee_id=bl.payee_id,
-                amount_minor=amount,
-                memo=agent.t(f"{bl.provider} bill"),
-            )
-            agent.ledger_row(f"{bl.provider} {B.LABELS[key][0]} bill", paid.get("tx_id", ""), amount / 100)
-            yield agent.write_ledger()
+            yield from _pay_bill(agent, s, bl, key, amount)
             return [f"The {B.LABELS[key][0]} bill is {B.money(amount)} CNY (due {bl.due.isoformat()}): paid today."]
         yield agent.call(
             "banking__pay_payee",
@@ -1579,17 +1571,22 @@ def _pay_uncollected(agent: Any, key: str):
         lines.append(
             f"The current account could not cover the {B.LABELS[key][0]} bill, so I moved {B.money(top)} CNY from savings."
         )
+    yield from _pay_bill(agent, s, bl, key, amount, " (paid by hand)")
+    lines.append(f"The {B.LABELS[key][0]} bill ({B.money(amount)} CNY) did not go out this morning; I paid it by hand.")
+    return lines
+
+
+def _pay_bill(agent: Any, s: Any, bl: Any, key: str, amount: int, how: str = ""):
+    """Pay bill ``bl`` from the current account now, book it in the ledger and rewrite the ledger."""
     paid = yield agent.call(
         "banking__pay_payee",
         account_id=s.checking,
         payee_id=bl.payee_id,
         amount_minor=amount,
-        memo=agent.t(f"{bl.provider} bill (paid by hand)"),
+        memo=agent.t(f"{bl.provider} bill{how}"),
     )
-    agent.ledger_row(f"{bl.provider} {B.LABELS[key][0]} bill (paid by hand)", paid.get("tx_id", ""), amount / 100)
+    agent.ledger_row(f"{bl.provider} {B.LABELS[key][0]} bill{how}", paid.get("tx_id", ""), amount / 100)
     yield agent.write_ledger()
-    lines.append(f"The {B.LABELS[key][0]} bill ({B.money(amount)} CNY) did not go out this morning; I paid it by hand.")
-    return lines
 
 
 def record(agent: Any, event_text: str):
