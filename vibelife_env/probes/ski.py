@@ -439,6 +439,17 @@ def trip_booked(ctx: Any, s: SkiStory) -> bool:
     return lodge_held(ctx, s) is not None and van_held(ctx, s) is not None
 
 
+RUN = "the trip is booked (a valid lodge and a valid van held)"
+
+
+def run_gate(b: Any, story: SkiStory) -> str:
+    """Register :func:`trip_booked` as the prerequisite :data:`RUN` of ``b``'s checks (once per instance,
+    whichever of the family and its probes asks first) and return its name for ``requires=``."""
+    if RUN not in b.checks.prerequisites:
+        b.checks.prerequisite(RUN)(lambda ctx: trip_booked(ctx, story))
+    return RUN
+
+
 def drivers_of(r: dict[str, Any]) -> list[str]:
     """Driver names on a van booking."""
     return [str(d.get("name", "")) for d in json.loads(r["drivers_json"] or "[]")]
