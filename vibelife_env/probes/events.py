@@ -11,27 +11,20 @@
 
 from __future__ import annotations
 
-import json
 from datetime import datetime
 from typing import Any
 
+from vibelife_env.services import sql
+from vibelife_env.services.email import seed as mail_seed
+
 
 def q(value: Any) -> str:
-    """A SQL literal: ``NULL``, a number (a bool as 0/1), or a quoted string.
+    """A SQL literal (see :func:`vibelife_env.services.sql.q`).
 
-    >>> import numpy as np
-    >>> q("it's"), q(None), q(True), q(2.5), q(np.float64(2.5))
-    ("'it''s'", 'NULL', '1', '2.5', '2.5')
+    >>> q("it's"), q(None), q(True), q(2.5)
+    ("'it''s'", 'NULL', '1', '2.5')
     """
-    if value is None:
-        return "NULL"
-    if isinstance(value, bool):
-        return str(int(value))
-    if isinstance(value, float):  # numpy floats too (their repr names the type)
-        return repr(float(value))
-    if isinstance(value, int):
-        return repr(value)
-    return "'" + str(value).replace("'", "''") + "'"
+    return sql.q(value)
 
 
 def rows_sql(table: str, rows: list[dict[str, Any]]) -> str:
@@ -74,13 +67,8 @@ def inbox_sql(
     read: bool = False,
     important: bool = False,
 ) -> str:
-    """An INSERT of one INBOX message, for seeds and SQL mutations of the email service."""
-    return (
-        "INSERT INTO messages (folder_id, message_id, subject, from_addr, to_addr_json, date, body_text, is_read, "
-        "is_important, headers_json, uid, size, created_at) VALUES ((SELECT id FROM folders WHERE name = 'INBOX'), "
-        f"{q(message_id)}, {q(subject)}, {q(sender)}, {q(json.dumps([to]))}, {q(at.isoformat())}, "
-        f"{q(body)}, {q(read)}, {q(important)}, '{{}}', NULL, {len(body)}, {q(at.isoformat())});"
-    )
+    """An INSERT of one INBOX message (see :func:`vibelife_env.services.email.seed.message`)."""
+    return mail_seed.message(message_id, subject, sender, to, at, body, read=read, important=important)
 
 
 def deliver(ctx: Any, message_id: str, subject: str, sender: str, to: str, at: datetime, body: str) -> None:
