@@ -25,7 +25,7 @@ import gymnasium as gym
 
 import vibelife_env
 from vibelife_env.families import TEST_INSTANCES
-from vibelife_env.families.env import load_family
+from vibelife_env.families.loader import load_family
 from vibelife_env.validation import validate_env
 
 

@@ -14,8 +14,8 @@ import vibelife_env
 from vibelife_env import TaskLoadError, load_task
 from vibelife_env.agents import load_oracle
 from vibelife_env.agents.oracle import oracle_classes
+from vibelife_env.bundle import load_checks
 from vibelife_env.checks import CheckContext, EpisodeRecord
-from vibelife_env.checks.loader import load_checks
 from vibelife_env.release.rubric_env import RubricEnv
 from vibelife_env.task.modules import PACKAGE_PREFIX, bundle_module_name, bundle_package, import_bundle_module
 from vibelife_env.world import World
@@ -367,7 +367,8 @@ def test_lower_layers_do_not_import_upper_ones_at_import_time(lower, upper):
     [
         "vibelife_env.task.loader",
         "vibelife_env.task.modules",
-        "vibelife_env.checks.loader",
+        "vibelife_env.bundle",
+        "vibelife_env.bundle.checks",
         "vibelife_env.checks.context",
         "vibelife_env.release",
         "vibelife_env.release.runtime",

@@ -14,7 +14,7 @@ import vibelife_env
 from vibelife_env.agents import make_agent
 from vibelife_env.episode import agent_view
 from vibelife_env.families import TEST_INSTANCES, diversity
-from vibelife_env.families.env import load_family
+from vibelife_env.families.loader import load_family
 from vibelife_env.stats import PAPER, task_stats
 from vibelife_env.validation import validate_env
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from vibelife_env.families.fingerprint import PARTS, compare, fingerprints, instance_fingerprint, main
+from vibelife_env.fingerprint import PARTS, compare, fingerprints, instance_fingerprint, main
 
 ENV = "VibeLife-career-job-hunt-v0"
 

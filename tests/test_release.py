@@ -23,8 +23,8 @@ import gymnasium as gym
 import pytest
 
 import vibelife_env
+from vibelife_env.actions import tool_result
 from vibelife_env.agents.base import NullAgent, PollingAgent
-from vibelife_env.episode import tool_result
 from vibelife_env.errors import TaskLoadError
 from vibelife_env.release import extract_renderer, parsed
 from vibelife_env.release.parsed import RUBRIC_JSON, parse_scope

@@ -6,8 +6,8 @@ import gymnasium as gym
 import pytest
 
 import vibelife_env  # noqa: F401 - registers the envs
+from vibelife_env.bundle import load_task_cached
 from vibelife_env.stats import PAPER, against_paper, distribution, task_stats
-from vibelife_env.task import load_task_cached
 
 
 def _row(events: dict[str, int], checks: tuple[int, int, int, int], weights: tuple[float, float, float, float]):

@@ -11,7 +11,7 @@ import pytest
 
 import vibelife_env
 from vibelife_env.cli import main as cli_main
-from vibelife_env.families.env import load_family
+from vibelife_env.families.loader import load_family
 from vibelife_env.suite import get_suite
 
 

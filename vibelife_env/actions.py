@@ -169,3 +169,28 @@ def parse_action(action: Any, id_prefix: str = "call") -> Action:
     if reply is not None and not isinstance(reply, str):
         raise ActionError(f"action['reply'] must be a string or None, got {type(reply).__name__}")
     return Action(calls, None if reply is None else clean_text(reply))
+
+#: The key of the budget note in a tool message's result (see :meth:`vibelife_env.episode.Episode.run_call`).
+BUDGET_NOTE = "tool_calls_left"
+
+
+def tool_result(content: str) -> Any:
+    """A tool message's result as the tool returned it: the parsed JSON without the budget
+    note (``tool_calls_left``) the engine adds while few calls are left; the text itself when
+    it is not JSON.
+
+    >>> tool_result('{"result": [1, 2], "tool_calls_left": "3 in this turn, 90 in the episode"}')
+    [1, 2]
+    >>> tool_result('{"ok": true, "tool_calls_left": "0 in this turn, 12 in the episode"}')
+    {'ok': True}
+    """
+    try:
+        value = json.loads(content)
+    except (TypeError, ValueError):
+        return content
+    if isinstance(value, dict) and BUDGET_NOTE in value:
+        value = dict(value)
+        del value[BUDGET_NOTE]
+        if set(value) == {"result"}:
+            return value["result"]
+    return value

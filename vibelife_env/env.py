@@ -48,6 +48,7 @@ from typing import Any
 import gymnasium as gym
 
 from vibelife_env.actions import Action, parse_action
+from vibelife_env.bundle import load_task_cached
 from vibelife_env.checks.base import CheckResult
 from vibelife_env.checks.context import EpisodeRecord
 from vibelife_env.checks.scoring import Scorer
@@ -64,7 +65,7 @@ from vibelife_env.episode import (
 from vibelife_env.scheduler import DEFAULT_MAX_WAKEUPS
 from vibelife_env.services.tooling import NAME_SEP
 from vibelife_env.spaces import action_space, empty_message, observation_space
-from vibelife_env.task.loader import Task, load_task_cached
+from vibelife_env.task.loader import Task
 from vibelife_env.world import World
 
 __all__ = ["VERSION", "EnvSnapshot", "VibeLifeEnv", "agent_view", "base_env", "default_system_prompt", "render_event"]

@@ -58,9 +58,9 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from vibelife_env.actions import Action, ToolCall
+from vibelife_env.actions import BUDGET_NOTE, Action, ToolCall
 from vibelife_env.checks.base import END_TIERS, Check, CheckResult
-from vibelife_env.checks.context import CheckContext, EpisodeRecord, Opened
+from vibelife_env.checks.context import CheckContext, EpisodeRecord, Opened, script_context
 from vibelife_env.checks.scoring import Scorer
 from vibelife_env.checks.text.phrase_sets import asks
 from vibelife_env.errors import MutationError
@@ -70,7 +70,7 @@ from vibelife_env.services.tooling import NAME_SEP, ToolProvider
 from vibelife_env.spaces import empty_message
 from vibelife_env.task.loader import Task
 from vibelife_env.task.models import Event
-from vibelife_env.task.mutations import MutationOutcome, apply_mutation, script_context
+from vibelife_env.task.mutations import MutationOutcome, apply_mutation
 from vibelife_env.workspace import Workspace
 from vibelife_env.world import World, WorldSnapshot
 
@@ -86,8 +86,6 @@ WAKEUP_PREFIX = "wakeup_"
 #: Calls left (in the turn or the episode) from which each result says how many remain.
 LOW_BUDGET = 5
 
-#: The key of the budget note in a tool message's result (see :meth:`Episode.run_call`).
-BUDGET_NOTE = "tool_calls_left"
 
 #: Error codes of calls refused by a budget (the call is not run).
 TURN_BUDGET = "TURN_BUDGET"
@@ -123,28 +121,6 @@ AGENT_INFO_KEYS = frozenset(
         "env_version",
     }
 )
-
-
-def tool_result(content: str) -> Any:
-    """A tool message's result as the tool returned it: the parsed JSON without the budget
-    note (``tool_calls_left``) the engine adds while few calls are left; the text itself when
-    it is not JSON.
-
-    >>> tool_result('{"result": [1, 2], "tool_calls_left": "3 in this turn, 90 in the episode"}')
-    [1, 2]
-    >>> tool_result('{"ok": true, "tool_calls_left": "0 in this turn, 12 in the episode"}')
-    {'ok': True}
-    """
-    try:
-        value = json.loads(content)
-    except (TypeError, ValueError):
-        return content
-    if isinstance(value, dict) and BUDGET_NOTE in value:
-        value = dict(value)
-        del value[BUDGET_NOTE]
-        if set(value) == {"result"}:
-            return value["result"]
-    return value
 
 
 def agent_view(info: Mapping[str, Any]) -> dict[str, Any]:
@@ -599,7 +575,7 @@ class Episode:
                 return results
             self.cursor += 1
             self.world.clock.advance_to(event.time)
-            outcome = apply_mutation(self.world, event, self.task.root, self.task.resolve)
+            outcome = apply_mutation(self.world, event, self.task.root, self.task.resolve, script_context)
             self.outcomes.append(outcome)
             if outcome.status == "failed" and self.strict_mutations:
                 raise MutationError(f"mutation {event.id} failed: {outcome.error}")

@@ -59,6 +59,7 @@ from gymnasium.utils import seeding
 from pettingzoo import ParallelEnv
 
 from vibelife_env.actions import parse_action
+from vibelife_env.bundle import load_task_cached
 from vibelife_env.checks.base import CheckResult
 from vibelife_env.env import VERSION, default_system_prompt
 from vibelife_env.episode import DEFAULT_MAX_IDLE_STEPS, Episode, EpisodeSnapshot, providers
@@ -66,7 +67,6 @@ from vibelife_env.errors import TaskLoadError
 from vibelife_env.scheduler import DEFAULT_MAX_WAKEUPS
 from vibelife_env.services.tooling import NAME_SEP
 from vibelife_env.spaces import action_space, empty_message, observation_space
-from vibelife_env.task.loader import load_task_cached
 from vibelife_env.world import World
 
 

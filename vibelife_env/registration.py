@@ -90,7 +90,7 @@ def register_bundles(root: str | Path, prefix: str = "VibeLife", force: bool = F
     return sorted(ids)
 
 
-FAMILY_ENTRY_POINT = "vibelife_env.families.env:FamilyEnv"
+FAMILY_ENTRY_POINT = "vibelife_env.family_env:FamilyEnv"
 
 
 def find_families(root: str | Path) -> list[Path]:

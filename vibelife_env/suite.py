@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import gymnasium as gym
 
 from vibelife_env.families import TEST_INSTANCES
-from vibelife_env.families.env import load_family
+from vibelife_env.families.loader import load_family
 from vibelife_env.registration import builtin_tasks_dir
 
 

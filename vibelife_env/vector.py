@@ -132,7 +132,7 @@ def resolve_env_kwargs(env_id: str | None, env_kwargs: dict[str, Any]) -> dict[s
 def make_env(**kwargs: Any) -> VibeLifeEnv:
     """A :class:`VibeLifeEnv` (``task_dir=``) or a family's :class:`FamilyEnv` (``family_dir=``)."""
     if "family_dir" in kwargs:
-        from vibelife_env.families.env import FamilyEnv
+        from vibelife_env.family_env import FamilyEnv
 
         return FamilyEnv(**kwargs)
     return VibeLifeEnv(**kwargs)

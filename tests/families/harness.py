@@ -14,7 +14,7 @@ import gymnasium as gym
 
 import vibelife_env  # noqa: F401 - registers the families
 from vibelife_env.families import Family
-from vibelife_env.families.env import load_family
+from vibelife_env.families.loader import load_family
 from vibelife_env.rollout import EpisodeResult, run_episode
 
 

@@ -15,10 +15,9 @@ from typing import Any
 import gymnasium as gym
 
 from tests.families.harness import FamilyHarness
-from vibelife_env.checks.context import CheckContext, EpisodeRecord
+from vibelife_env.checks.context import CheckContext, EpisodeRecord, script_context
 from vibelife_env.probes import purchase as P
 from vibelife_env.rollout import run_episode
-from vibelife_env.task.mutations import script_context
 
 ENV = "VibeLife-finance-big-purchase-v0"
 

@@ -14,11 +14,10 @@ from typing import Any
 import gymnasium as gym
 
 from tests.families.harness import FamilyHarness, failed_checks
-from vibelife_env.checks.context import CheckContext, EpisodeRecord
+from vibelife_env.checks.context import CheckContext, EpisodeRecord, script_context
 from vibelife_env.probes import purchase as P
 from vibelife_env.probes import shopping as S
 from vibelife_env.rollout import run_episode
-from vibelife_env.task.mutations import script_context
 
 ENV = "VibeLife-shopping-child-safety-v0"
 

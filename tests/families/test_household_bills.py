@@ -14,10 +14,9 @@ from typing import Any
 import pytest
 
 from tests.families.harness import FamilyHarness, one
-from vibelife_env.checks.context import CheckContext, EpisodeRecord
+from vibelife_env.checks.context import CheckContext, EpisodeRecord, script_context
 from vibelife_env.clock import get_zone
 from vibelife_env.probes import bills as B
-from vibelife_env.task.mutations import script_context
 
 ENV = "VibeLife-finance-household-bills-v0"
 

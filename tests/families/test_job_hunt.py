@@ -15,7 +15,7 @@ from typing import Any
 import gymnasium as gym
 
 from vibelife_env.checks.context import CheckContext, EpisodeRecord
-from vibelife_env.families.env import load_family
+from vibelife_env.families.loader import load_family
 from vibelife_env.probes import jobs as J
 from vibelife_env.rollout import run_episode
 

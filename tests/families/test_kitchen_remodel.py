@@ -14,10 +14,9 @@ from typing import Any
 
 import gymnasium as gym
 
-from vibelife_env.checks.context import CheckContext, EpisodeRecord
-from vibelife_env.families.env import load_family
+from vibelife_env.checks.context import CheckContext, EpisodeRecord, script_context
+from vibelife_env.families.loader import load_family
 from vibelife_env.probes import renovation as R
-from vibelife_env.task.mutations import script_context
 
 ENV = "VibeLife-renovation-kitchen-remodel-v0"
 

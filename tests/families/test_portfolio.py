@@ -13,9 +13,8 @@ from typing import Any
 import pytest
 
 from tests.families.harness import FamilyHarness, one
-from vibelife_env.checks.context import CheckContext, EpisodeRecord
+from vibelife_env.checks.context import CheckContext, EpisodeRecord, script_context
 from vibelife_env.probes import invest as I
-from vibelife_env.task.mutations import script_context
 
 ENV = "VibeLife-finance-portfolio-v0"
 

@@ -11,9 +11,9 @@ from typing import Any
 
 import vibelife_env  # noqa: F401 - registers the families
 from tests.families.harness import FamilyHarness, failed_checks, silent
+from vibelife_env.checks.context import script_context
 from vibelife_env.probes import rail
 from vibelife_env.rollout import EpisodeResult, run_episode
-from vibelife_env.task.mutations import script_context
 from vibelife_env.world import World
 
 ENV = "VibeLife-travel-rail-tour-v0"

@@ -10,9 +10,9 @@ from datetime import timedelta
 
 import vibelife_env  # noqa: F401 - registers the families
 from tests.families.harness import FamilyHarness, failed_checks, silent
+from vibelife_env.checks.context import script_context
 from vibelife_env.probes import road
 from vibelife_env.services.car_rental.service import _rental_days
-from vibelife_env.task.mutations import script_context
 from vibelife_env.world import World
 
 ENV = "VibeLife-travel-road-trip-v0"

@@ -15,7 +15,7 @@ from typing import Any
 import gymnasium as gym
 import pytest
 
-from vibelife_env.families.env import load_family
+from vibelife_env.families.loader import load_family
 from vibelife_env.probes import legal as L
 from vibelife_env.rollout import base_env, run_episode
 

@@ -14,9 +14,9 @@ import pytest
 
 import vibelife_env  # noqa: F401 - registers the families
 from tests.families.harness import FamilyHarness, failed_checks
+from vibelife_env.checks.context import script_context
 from vibelife_env.checks.text._norm import has_cjk
 from vibelife_env.probes import visa as vz
-from vibelife_env.task.mutations import script_context
 from vibelife_env.world import World
 
 ENV = "VibeLife-travel-visa-trip-v0"

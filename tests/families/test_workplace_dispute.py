@@ -14,7 +14,7 @@ from typing import Any
 
 import gymnasium as gym
 
-from vibelife_env.families.env import load_family
+from vibelife_env.families.loader import load_family
 from vibelife_env.probes import workplace as W
 from vibelife_env.rollout import run_episode
 

@@ -15,7 +15,7 @@ import re
 from collections.abc import Iterable, Iterator
 from typing import Any
 
-from vibelife_env.episode import tool_result
+from vibelife_env.actions import tool_result
 
 __all__ = ["FLIGHT_NUMBER", "ID_KEY", "MONEY_KEY", "ArgumentFiller", "Seen", "money_in", "params_of"]
 

@@ -34,7 +34,7 @@ from collections.abc import Callable, Generator
 from dataclasses import dataclass
 from typing import Any
 
-from vibelife_env.episode import tool_result
+from vibelife_env.actions import tool_result
 
 #: A rewrite: receives the original arguments, yields ``(tool, arguments)`` calls one at a
 #: time (receiving each parsed result) and returns the result the wrapped agent gets.

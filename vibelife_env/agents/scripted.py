@@ -20,7 +20,7 @@ from __future__ import annotations
 from collections.abc import Generator
 from typing import Any
 
-from vibelife_env.episode import tool_result
+from vibelife_env.actions import tool_result
 
 Handler = Generator[dict[str, Any], Any, None]
 

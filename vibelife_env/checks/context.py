@@ -361,3 +361,9 @@ def _addr_list(raw: Any) -> list[str]:
     except (TypeError, json.JSONDecodeError):
         return [a.strip().lower() for a in str(raw).split(",") if a.strip()]
     return [str(a).strip().lower() for a in value] if isinstance(value, list) else [str(value).lower()]
+
+
+def script_context(world: World) -> CheckContext:
+    """What a bundle's world script or facts function receives: a check context over ``world``
+    (pass it to :func:`vibelife_env.task.mutations.apply_mutation` as ``context``)."""
+    return CheckContext(world, EpisodeRecord(), None)

@@ -41,7 +41,7 @@ from vibelife_env.commands import CLIError, build_agent, check_env_ids, register
 from vibelife_env.env import base_env
 from vibelife_env.evaluation import Summary, task_info
 from vibelife_env.families import TEST_INSTANCES
-from vibelife_env.families.env import family_of
+from vibelife_env.families.loader import family_of
 from vibelife_env.report import iter_html, render_transcript
 from vibelife_env.rollout import EpisodeResult, JsonlAppender, Span, iter_spans, run_episode, write_in_order
 

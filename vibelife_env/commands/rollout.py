@@ -25,7 +25,7 @@ from typing import Any
 from vibelife_env.agents import AgentSpec
 from vibelife_env.commands import CLIError, build_agent, check_env_ids, register_bundle_dir
 from vibelife_env.episode import providers
-from vibelife_env.families.env import family_of, instance_for_seed
+from vibelife_env.families.loader import family_of, instance_for_seed
 from vibelife_env.rollout import (
     JsonlAppender,
     Span,

@@ -16,11 +16,11 @@ import statistics
 import gymnasium as gym
 
 import vibelife_env
+from vibelife_env.bundle import load_task_cached
 from vibelife_env.commands import CLIError, bundle_dirs, check_env_ids
 from vibelife_env.families import Split, diversity
-from vibelife_env.families.env import load_family
+from vibelife_env.families.loader import load_family
 from vibelife_env.stats import against_paper, distribution, format_against_paper, task_stats
-from vibelife_env.task import load_task_cached
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:

@@ -127,7 +127,7 @@ class EpisodeSession:
     @property
     def is_family(self) -> bool:
         """True when the env is a scenario family (it serves instances; see :meth:`start`)."""
-        from vibelife_env.families.env import FamilyEnv
+        from vibelife_env.family_env import FamilyEnv
 
         return isinstance(self.env, FamilyEnv)
 

@@ -1,5 +1,6 @@
-"""Task bundles: loading, validation, events and mutations."""
+"""Tasks: their data model, bundle modules, events and mutations (loading a bundle folder
+is :mod:`vibelife_env.bundle`, the layer above)."""
 
-from vibelife_env.task.loader import Task, load_task, load_task_cached
+from vibelife_env.task.loader import Task
 
-__all__ = ["Task", "load_task", "load_task_cached"]
+__all__ = ["Task"]

@@ -24,10 +24,12 @@ import importlib
 import importlib.machinery
 import importlib.util
 import sys
+from collections.abc import Callable
 from pathlib import Path, PurePosixPath
 from types import ModuleType
+from typing import Any
 
-from vibelife_env.errors import TaskLoadError
+from vibelife_env.errors import MutationError, TaskLoadError
 
 #: Every bundle package is named ``<PREFIX><12 hex digits of the path's SHA-1>``.
 PACKAGE_PREFIX = "_vibelife_bundle_"
@@ -87,3 +89,20 @@ def import_bundle_module(root: str | Path, relpath: str | Path) -> ModuleType:
     except Exception as exc:
         where = Path(exc.filename) if isinstance(exc, SyntaxError) and exc.filename else path
         raise TaskLoadError(where, "", f"import failed: {type(exc).__name__}: {exc}") from exc
+
+
+def bundle_callable(root: Path, ref: str) -> Callable[..., Any]:
+    """The function ``"<file>.py:<function>"`` of the bundle at ``root``.
+
+    Raises:
+        MutationError: the file does not import or has no such function.
+    """
+    path, _, name = ref.partition(":")
+    try:
+        module = import_bundle_module(root, path)
+    except TaskLoadError as exc:
+        raise MutationError(str(exc)) from None
+    fn = getattr(module, name, None)
+    if not callable(fn):
+        raise MutationError(f"{root / path}: no function {name!r}")
+    return fn

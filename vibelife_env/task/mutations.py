@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from vibelife_env.errors import MutationError, TaskLoadError
+from vibelife_env.errors import MutationError
 from vibelife_env.services.registry import canonical_name
 from vibelife_env.task.models import (
     Event,
@@ -35,7 +35,12 @@ from vibelife_env.task.models import (
     WorkspaceFileOp,
     WorkspacePathOp,
 )
+from vibelife_env.task.modules import bundle_callable
 from vibelife_env.world import World
+
+#: What a bundle's world script receives, made from the world (the episode passes
+#: :func:`vibelife_env.checks.context.script_context`: a check context over it).
+ScriptContext = Callable[[World], Any]
 
 
 @dataclass(frozen=True)
@@ -49,7 +54,11 @@ class MutationOutcome:
 
 
 def apply_mutation(
-    world: World, event: Event, root: Path, resolve: Callable[[str], Callable[..., Any]] | None = None
+    world: World,
+    event: Event,
+    root: Path,
+    resolve: Callable[[str], Callable[..., Any]] | None = None,
+    context: ScriptContext | None = None,
 ) -> MutationOutcome:
     """Apply every operation of ``event``; roll back and report on failure.
 
@@ -58,6 +67,8 @@ def apply_mutation(
         event: A ``mutation`` event.
         root: The bundle folder (SQL and workspace files are read from it).
         resolve: Finds the function a script operation names (default: a bundle file's).
+        context: Makes what a script operation's function receives from the world (a
+            script operation without one fails the event).
     """
     key = event.idempotency_key
     if key and key in world.applied_keys:
@@ -69,7 +80,7 @@ def apply_mutation(
         with world.atomic():  # a failure rolls back this event only, never the agent's work
             touched = set()
             for op in event.apply:
-                touched.add(_apply_op(world, op, root, resolve))
+                touched.add(_apply_op(world, op, root, resolve, context))
             if "*" in touched:  # a script may have written to any service
                 touched |= set(world.services)
             for name in sorted(touched - {"workspace", "*"}):
@@ -84,37 +95,19 @@ def apply_mutation(
     return MutationOutcome(event.id, "applied")
 
 
-def bundle_callable(root: Path, ref: str) -> Callable[..., Any]:
-    """The function ``"<file>.py:<function>"`` of the bundle at ``root``.
-
-    Raises:
-        MutationError: the file does not import or has no such function.
-    """
-    from vibelife_env.task.modules import import_bundle_module
-
-    path, _, name = ref.partition(":")
-    try:
-        module = import_bundle_module(root, path)
-    except TaskLoadError as exc:
-        raise MutationError(str(exc)) from None
-    fn = getattr(module, name, None)
-    if not callable(fn):
-        raise MutationError(f"{root / path}: no function {name!r}")
-    return fn
-
-
-def script_context(world: World) -> Any:
-    """What a bundle's world script or facts function receives: a check context over ``world``."""
-    from vibelife_env.checks.context import CheckContext, EpisodeRecord
-
-    return CheckContext(world, EpisodeRecord(), None)
-
-
-def _apply_op(world: World, op: Any, root: Path, resolve: Callable[[str], Callable[..., Any]] | None = None) -> str:
+def _apply_op(
+    world: World,
+    op: Any,
+    root: Path,
+    resolve: Callable[[str], Callable[..., Any]] | None = None,
+    context: ScriptContext | None = None,
+) -> str:
     """Run one operation; returns the name of what it touched (``*``: possibly anything)."""
     if isinstance(op, ScriptOp):
         fn = resolve(op.script) if resolve is not None else bundle_callable(root, op.script)
-        fn(script_context(world), **op.args)
+        if context is None:
+            raise MutationError(f"script {op.script!r} needs a script context (apply_mutation(context=...))")
+        fn(context(world), **op.args)
         return "*"
     if isinstance(op, (WorkspaceFileOp, WorkspacePathOp)):
         if isinstance(op, WorkspaceFileOp):

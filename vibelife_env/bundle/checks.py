@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 from vibelife_env.checks.base import Check, CheckSet, CheckSuite, Tier
 from vibelife_env.errors import TaskLoadError
+from vibelife_env.release.rubric_env import rubric_binder
 from vibelife_env.task.modules import bundle_package, import_bundle_module
 
 if TYPE_CHECKING:
@@ -50,13 +51,7 @@ def _checks_py(task: Task) -> list[Check]:
 
 
 def _rubric_binder(task: Task) -> Binder:
-    """The release layer's wrapper for ``task``'s rubric functions.
-
-    Imported here, not at module level: the release layer sits above checks and imports
-    them, so checks reach it only when a bundle actually has rubrics.
-    """
-    from vibelife_env.release.rubric_env import rubric_binder
-
+    """The release layer's wrapper for ``task``'s rubric functions."""
     return rubric_binder(task)
 
 

@@ -17,9 +17,9 @@ each instance part by part, so a difference names what moved:
 
 Usage::
 
-    python -m vibelife_env.families.fingerprint --out before.json            # every family
-    python -m vibelife_env.families.fingerprint --out after.json --compare before.json
-    python -m vibelife_env.families.fingerprint --family city --train 0:50 --oracle --out f.json
+    python -m vibelife_env.fingerprint --out before.json            # every family
+    python -m vibelife_env.fingerprint --out after.json --compare before.json
+    python -m vibelife_env.fingerprint --family city --train 0:50 --oracle --out f.json
 
 The default covers the four test instances of every shipped family and train seeds 0-3
 (``--train A:B`` widens it); ``--procs N`` spreads families over processes.
@@ -147,9 +147,7 @@ def _span(text: str) -> range:
 
 def main(argv: list[str] | None = None) -> int:
     """Command line; see the module docstring. Returns 1 when ``--compare`` finds a difference."""
-    parser = argparse.ArgumentParser(
-        prog="python -m vibelife_env.families.fingerprint", description=__doc__.split("\n")[0]
-    )
+    parser = argparse.ArgumentParser(prog="python -m vibelife_env.fingerprint", description=__doc__.split("\n")[0])
     parser.add_argument("--out", required=True, help="write the fingerprints here (JSON)")
     parser.add_argument("--compare", help="a fingerprint file to compare against")
     parser.add_argument("--family", action="append", default=[], help="only env ids containing this (repeatable)")
