@@ -16,14 +16,14 @@ import gymnasium as gym
 import pytest
 
 import vibelife_env  # noqa: F401  (registers the env ids)
-from vibelife_env.agents import AGENTS, OraclePlusPolling, make_agent
+from vibelife_env.agents import AGENTS, OraclePlusPolling, adversaries, make_agent
 from vibelife_env.agents.base import NullAgent
 from vibelife_env.commands.validate import own_task_ids
 from vibelife_env.rollout import EpisodeResult, run_episode
 
 ENV_IDS = own_task_ids()
 FLAGSHIP = "VibeLife-travel-japan-v0"
-ADVERSARIES = ["narrator", "sprayer", "destroyer", "quarantine", "copier", "asker", "spender"]
+ADVERSARIES = list(adversaries.ADVERSARIES)
 MAX_CALLS = 30  # the adversaries' own per-turn bound
 
 

@@ -36,6 +36,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from vibelife_env.checks.base import TIERS
 from vibelife_env.rollout import EpisodeResult
 
 #: Capability axes and the keywords (token prefixes) that assign a check to them.
@@ -49,7 +50,7 @@ AXES: dict[str, tuple[str, ...]] = {
     "tool_use": ("tool", "call", "read", "efficien"),
 }
 OTHER_AXIS = "other"
-TIER_ORDER = ("stage", "cross_stage", "final", "tool_quality")
+TIER_ORDER = TIERS
 _TOKEN = re.compile(r"[a-z0-9]+")
 
 

@@ -21,6 +21,7 @@ from typing import Any
 
 import gymnasium as gym
 
+from vibelife_env.checks.base import END_TIERS
 from vibelife_env.env import VERSION, VibeLifeEnv, base_env
 from vibelife_env.episode import agent_view
 from vibelife_env.spaces import chat_messages
@@ -50,11 +51,7 @@ class EpisodeResult:
         """Per tier/stage: checks passed, weight earned and available."""
         rows: dict[tuple[int, str], dict[str, Any]] = {}
         for c in self.checks:
-            order = (
-                c["stage"]
-                if c["tier"] == "stage"
-                else 10_000 + ["cross_stage", "final", "tool_quality"].index(c["tier"])
-            )
+            order = c["stage"] if c["tier"] == "stage" else 10_000 + END_TIERS.index(c["tier"])
             label = f"stage {c['stage']}" if c["tier"] == "stage" else c["tier"]
             row = rows.setdefault(
                 (order, label), {"part": label, "passed": 0, "checks": 0, "earned": 0.0, "weight": 0.0}

@@ -35,7 +35,7 @@ from typing import Any, Literal
 
 import gymnasium as gym
 
-from vibelife_env.agents import make_agent
+from vibelife_env.agents import GATED_BASELINES, make_agent
 from vibelife_env.agents.adversaries import OraclePlusPolling
 from vibelife_env.agents.oracle import load_oracle, oracle_family
 from vibelife_env.agents.paths import PATHS, CallLog, PathVariant
@@ -46,18 +46,7 @@ from vibelife_env.rollout import EpisodeResult, run_episode
 
 Kind = Literal["exact", "min", "max", "loss"]
 
-ADVERSARIES = (
-    "null",
-    "polling",
-    "stuffer",
-    "narrator",
-    "sprayer",
-    "destroyer",
-    "quarantine",
-    "copier",
-    "asker",
-    "spender",
-)
+ADVERSARIES = GATED_BASELINES  # the baselines held to at most ADVERSARY_MAX points
 ORACLE_SCORE = 100.0
 VARIANT_MIN = 97.0
 ADVERSARY_MAX = 5.0

@@ -15,12 +15,11 @@ from typing import Any
 import gymnasium as gym
 import numpy as np
 
+from vibelife_env.checks.base import TIERS
 from vibelife_env.env import base_env
 from vibelife_env.errors import ActionError
 
 from ._chat import assistant_message, env_messages
-
-TIERS = ("stage", "cross_stage", "final", "tool_quality")
 
 
 def jsonable(value: Any) -> Any:

@@ -10,22 +10,14 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from vibelife_env.agents.adversaries import (
-    Asker,
-    Copier,
-    Destroyer,
-    Narrator,
-    OraclePlusPolling,
-    Quarantine,
-    Spender,
-    Sprayer,
-)
+from vibelife_env.agents.adversaries import ADVERSARIES, OraclePlusPolling
 from vibelife_env.agents.base import Agent, KeywordStuffer, NullAgent, PollingAgent
 from vibelife_env.agents.oracle import load_oracle
 from vibelife_env.agents.scripted import ScriptedAgent
 
 __all__ = [
     "AGENTS",
+    "GATED_BASELINES",
     "Agent",
     "AgentForTask",
     "AgentSpec",
@@ -53,14 +45,10 @@ AGENTS: dict[str, Callable[..., Any]] = {
     "null": NullAgent,
     "polling": PollingAgent,
     "stuffer": KeywordStuffer,
-    "narrator": Narrator,
-    "sprayer": Sprayer,
-    "destroyer": Destroyer,
-    "quarantine": Quarantine,
-    "copier": Copier,
-    "asker": Asker,
-    "spender": Spender,
+    **ADVERSARIES,
 }
+#: The baselines every reward gate holds near zero: the do-nothing policies and the adversaries.
+GATED_BASELINES: tuple[str, ...] = ("null", "polling", "stuffer", *ADVERSARIES)
 
 
 def __getattr__(name: str) -> Any:

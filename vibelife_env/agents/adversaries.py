@@ -729,3 +729,16 @@ class OraclePlusPolling:
         if "tool_calls" not in info or not offset:
             return info
         return {**info, "tool_calls": int(info["tool_calls"]) - offset}
+
+
+#: The adversaries by their built-in agent names (``vibelife validate`` holds each to at most
+#: ``ADVERSARY_MAX`` points on every task; the one list the gates, the CLI and the tests use).
+ADVERSARIES: dict[str, type[_Adversary]] = {
+    "narrator": Narrator,
+    "sprayer": Sprayer,
+    "destroyer": Destroyer,
+    "quarantine": Quarantine,
+    "copier": Copier,
+    "asker": Asker,
+    "spender": Spender,
+}
