@@ -41,9 +41,14 @@ from typing import Any
 
 from vibelife_env.checks import state, text
 from vibelife_env.probes.base import Probe, Slot
-from vibelife_env.probes.events import deliver, inbox_sql, mutation, q, rows_sql, turn
+from vibelife_env.probes.events import deliver, inbox_sql, mutation, turn
 from vibelife_env.probes.invest import memo
 from vibelife_env.probes.jobs import Company, JobAgent
+from vibelife_env.services.banking import seed as bank_seed
+from vibelife_env.services.calendar import seed as cal_seed
+from vibelife_env.services.email import seed as mail_seed
+from vibelife_env.services.notion import seed as notion_seed
+from vibelife_env.services.sql import Raw, update
 
 #: The first line of a mail that answers an offer (the workspace's contract).
 ANSWERS = ("ACCEPT", "DECLINE")
@@ -152,96 +157,39 @@ class EquityStory:
 def home_seeds(b: Any, s: EquityStory) -> None:
     """The user's mailbox frame, primary calendar (with one own entry), Notion workspace and bank."""
     since = "2024-01-01T00:00:00Z"
-    frame = [
-        rows_sql("account_config", [{"id": 1, "email": s.email, "name": s.name, "created_at": since}]),
-        rows_sql("folders", [{"name": f} for f in ("INBOX", "Sent", "Drafts", "Trash", "Spam")]),
-    ]
-    s.extras["mail_frame"] = "\n".join(frame)
+    s.extras["mail_frame"] = mail_seed.mailbox(s.email, s.name, created_at=since)
     gym = s.at(s.kickoff.date() + timedelta(days=2), 7)
-    cal = {"calendar_id": "primary", "user_id": s.user_key, "name": s.name, "timezone": "Asia/Shanghai"}
     b.seed(
         "calendar",
-        rows_sql("calendars", [{**cal, "is_primary": 1, "created_at": since}])
+        cal_seed.calendar(s.user_key, s.name, "Asia/Shanghai", created_at=since)
         + "\n"
-        + rows_sql(
-            "events",
-            [
-                {
-                    "event_id": "evt_gym",
-                    "calendar_id": "primary",
-                    "summary": "Gym",
-                    "location": "Fitness club",
-                    "start_dt": gym.isoformat(),
-                    "end_dt": (gym + timedelta(hours=1)).isoformat(),
-                    "status": "confirmed",
-                    "created_at": since,
-                    "updated_at": since,
-                }
-            ],
-        ),
+        + cal_seed.event("evt_gym", "Gym", gym, gym + timedelta(hours=1), location="Fitness club", created_at=since),
     )
-    owner = f"u_{s.user_key}"
-    b.seed(
-        "notion",
-        "\n".join(
-            [
-                rows_sql("users", [{"user_id": owner, "name": s.name, "email": s.email, "type": "person"}]),
-                rows_sql("workspaces", [{"workspace_id": "ws_1", "name": s.name, "owner_user_id": owner}]),
-                rows_sql(
-                    "pages",
-                    [
-                        {
-                            "page_id": "pg_home",
-                            "parent_type": "workspace",
-                            "parent_id": "ws_1",
-                            "title": "Home",
-                            "archived": 0,
-                            "created_time": since,
-                            "last_edited_time": since,
-                            "properties_json": "{}",
-                        }
-                    ],
-                ),
-            ]
-        ),
-    )
+    b.seed("notion", notion_seed.workspace(f"u_{s.user_key}", s.name, s.email, created=since))
     payee = {"user_id": s.user_key, "bank_name": "ICBC", "added_at": since}
     b.seed(
         "banking",
-        rows_sql(
-            "accounts",
+        "\n".join(
             [
-                {
-                    "account_id": s.checking,
-                    "user_id": s.user_key,
-                    "type": "checking",
-                    "name": "Current account",
-                    "balance_minor": 18_000_000,
-                    "currency": "CNY",
-                    "opened_at": "2020-01-01T00:00:00Z",
-                }
-            ],
-        )
-        + "\n"
-        + rows_sql(
-            "payees",
-            [
-                {
-                    "payee_id": "pay_employer",
-                    "name": s.extras["employer_payee"],
-                    "account_no": "6222 0210 4455 8120",
-                    "account_no_masked": "****8120",
-                    **payee,
-                },
-                {
-                    "payee_id": "pay_landlord",
-                    "name": "Landlord Zhou",
-                    "account_no": "6222 0000 1111 2222",
-                    "account_no_masked": "****2222",
-                    **payee,
-                },
-            ],
+                bank_seed.account(
+                    s.checking, s.user_key, "Current account", 18_000_000, opened_at="2020-01-01T00:00:00Z"
+                ),
+                bank_seed.payee(
+                    "pay_employer", name=s.extras["employer_payee"], account_no="6222 0210 4455 8120", **payee
+                ),
+                bank_seed.payee("pay_landlord", name="Landlord Zhou", account_no="6222 0000 1111 2222", **payee),
+            ]
         ),
+    )
+
+
+def add_shares(s: EquityStory, shares: int) -> str:
+    """An UPDATE adding ``shares`` to the user's position in the employer's stock."""
+    return update(
+        "brokerage",
+        "positions",
+        {"account_id": s.account, "symbol": s.symbol},
+        qty_milli=Raw(f"qty_milli + {shares * 1000}"),
     )
 
 
@@ -486,10 +434,7 @@ class SellToCover(_EquityProbe):
             f"{s.name}您好，今日有 {self.vested} 股{s.employer.name_zh}股票归属至计划账户 {s.account}。应代扣个税 "
             f"{self.tax:,} 元。按您的指示，我们等待您下达卖股缴税（sell-to-cover）指令。",
         )
-        sql = (
-            f"UPDATE positions SET qty_milli = qty_milli + {self.vested * 1000} WHERE account_id = {q(s.account)} "
-            f"AND symbol = {q(s.symbol)};\n"
-        )
+        sql = add_shares(s, self.vested) + "\n"
         mail = self.mail(
             s, f"<vest-{day}@{s.employer.domain}>", s.say("Vesting notice", "归属通知"), sender, s.at(day, 9), body
         )
@@ -695,10 +640,7 @@ class Concentration(_EquityProbe):
         target = min(0.9, c + 0.12)
         need = math.ceil(target * s.cash / ((1 - target) * price))
         self.tranche = max(100, math.ceil((need - s.shares) / 100) * 100 + 200)
-        sql = (
-            f"UPDATE positions SET qty_milli = qty_milli + {self.tranche * 1000} WHERE account_id = {q(s.account)} "
-            f"AND symbol = {q(s.symbol)};"
-        )
+        sql = add_shares(s, self.tranche)
         events = [
             mutation(
                 "tranche_lands", s.at(day, 8), "A retention tranche lands.", [{"server": "brokerage", "sql": sql}]
@@ -1148,6 +1090,7 @@ __all__ = [
     "ReferenceRequest",
     "SellToCover",
     "accepted",
+    "add_shares",
     "answers",
     "close_at",
     "compared",
@@ -1155,6 +1098,5 @@ __all__ = [
     "home_seeds",
     "quiet_ok",
     "ranked",
-    "rows_sql",
     "sells",
 ]

@@ -38,8 +38,9 @@ from typing import Any
 from vibelife_env.checks import state, text
 from vibelife_env.clock import get_zone
 from vibelife_env.probes.base import Probe, Slot
-from vibelife_env.probes.events import deliver, inbox_sql, mutation, q, turn
-from vibelife_env.probes.jobs import Company, JobAgent, noted, quiet_ok, written_in_stage
+from vibelife_env.probes.events import deliver, inbox_sql, mutation, turn
+from vibelife_env.probes.jobs import Company, JobAgent, credit, noted, quiet_ok, written_in_stage
+from vibelife_env.services.sql import insert
 
 __all__ = [
     "Client",
@@ -166,20 +167,27 @@ def gig_sql(g: Gig, trade: str, posted: date) -> str:
         f"{g.title_zh} / {g.title}. 合作方式 Mode: {mode}. 日薪 Day rate: {g.rate_lo}-{g.rate_hi} CNY. "
         f"无偿试稿 Unpaid test task: {g.test_hours} hours. {fee}."
     )
-    return (
-        "INSERT INTO jobs (job_id, company_id, title, city, category, salary_min_minor, salary_max_minor, salary_months, "
-        "experience, education, jd, requirements, tags, status, posted_at) VALUES "
-        f"({q(g.job_id)}, {q(g.company.company_id)}, {q(g.title_zh)}, {q('远程' if g.remote else '上海')}, {q(trade)}, {g.rate_lo * 100}, "
-        f"{g.rate_hi * 100}, 12, '3-5', 'unlimited', {q(jd)}, {q('Freelance contract / 自由职业合同')}, "
-        f"{q('contract,freelance')}, 'open', '{posted.isoformat()}');"
+    return insert(
+        "job_board",
+        "jobs",
+        {
+            "job_id": g.job_id,
+            "company_id": g.company.company_id,
+            "title": g.title_zh,
+            "city": "远程" if g.remote else "上海",
+            "category": trade,
+            "salary_min_minor": g.rate_lo * 100,
+            "salary_max_minor": g.rate_hi * 100,
+            "salary_months": 12,
+            "experience": "3-5",
+            "education": "unlimited",
+            "jd": jd,
+            "requirements": "Freelance contract / 自由职业合同",
+            "tags": "contract,freelance",
+            "status": "open",
+            "posted_at": posted.isoformat(),
+        },
     )
-
-
-def insert(table: str, *rows: dict[str, Any]) -> str:
-    """One INSERT of ``rows`` (dicts with the same keys) into ``table``, values as SQL literals."""
-    cols = list(rows[0])
-    values = ", ".join("(" + ", ".join(q(r[c]) for c in cols) + ")" for r in rows)
-    return f"INSERT INTO {table} ({', '.join(cols)}) VALUES {values};"
 
 
 def paid_by(txs: list[dict[str, Any]], c: Client) -> int:
@@ -200,13 +208,7 @@ def terms_in(jd: str) -> tuple[bool, int, int]:
 
 def payment_sql(s: FreelanceStory, tx_id: str, at: datetime, amount: int, payer: str, memo: str) -> str:
     """An incoming transfer to the business account (balance kept consistent)."""
-    minor = amount * 100
-    return (
-        "INSERT INTO transactions (tx_id, account_id, posted_at, amount_minor, kind, counterparty, memo, "
-        f"balance_after_minor) VALUES ({q(tx_id)}, {q(s.account)}, {q(at.isoformat())}, {minor}, 'transfer_in', "
-        f"{q(payer)}, {q(memo)}, (SELECT balance_minor FROM accounts WHERE account_id = {q(s.account)}) + {minor});\n"
-        f"UPDATE accounts SET balance_minor = balance_minor + {minor} WHERE account_id = {q(s.account)};"
-    )
+    return credit(s.account, tx_id, at, amount * 100, "transfer_in", payer, memo)
 
 
 def pair(key: str, first: dict[str, Any], then: dict[str, Any], step: Any) -> Slot:

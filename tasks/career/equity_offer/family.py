@@ -31,8 +31,9 @@ from vibelife_env.probes import equity, jobs
 from vibelife_env.probes.agent import oracle_family
 from vibelife_env.probes.base import Probe, Slot, add_stages, shared_slots, stage_groups, stage_index
 from vibelife_env.probes.equity import Colleague, EquityAgent, EquityStory, Offer
-from vibelife_env.probes.events import deliver, inbox_sql, mutation, q, turn
+from vibelife_env.probes.events import deliver, inbox_sql, mutation, turn
 from vibelife_env.probes.jobs import Company
+from vibelife_env.services.sql import Raw, insert, q, update
 from vibelife_env.task.loader import Task
 
 GIVEN = ["Wei", "Na", "Jie", "Min", "Hao", "Lan", "Yu", "Ting", "Qiang", "Fang", "Lei", "Xin"]
@@ -435,12 +436,8 @@ class EquityOffer(Family):
             ]
         if key == "salary":
             amount = s.extras["salary"] * 100
-            sql = (
-                "INSERT INTO transactions (tx_id, account_id, posted_at, amount_minor, kind, counterparty, memo, "
-                f"balance_after_minor) VALUES ('tx_salary_{day.isoformat()}', {q(s.checking)}, "
-                f"'{s.at(day, 9).isoformat()}', {amount}, 'deposit', {q(s.employer.name)}, 'Salary', "
-                f"(SELECT balance_minor + {amount} FROM accounts WHERE account_id = {q(s.checking)}));\n"
-                f"UPDATE accounts SET balance_minor = balance_minor + {amount} WHERE account_id = {q(s.checking)};"
+            sql = jobs.credit(
+                s.checking, f"tx_salary_{day.isoformat()}", s.at(day, 9), amount, "deposit", s.employer.name, "Salary"
             )
             ask = s.say(
                 "Has my salary come in? How much is in my current account now?",
@@ -459,9 +456,12 @@ class EquityOffer(Family):
             ]
         if key == "dividend":
             dps = s.extras["dps"]
-            sql = (
-                f"UPDATE accounts SET cash_minor = cash_minor + (SELECT qty_milli FROM positions WHERE account_id = "
-                f"{q(s.account)} AND symbol = {q(s.symbol)}) * {dps} / 1000 WHERE account_id = {q(s.account)};"
+            held = f"(SELECT qty_milli FROM positions WHERE account_id = {q(s.account)} AND symbol = {q(s.symbol)})"
+            sql = update(
+                "brokerage",
+                "accounts",
+                {"account_id": s.account},
+                cash_minor=Raw(f"cash_minor + {held} * {dps} / 1000"),
             )
             note = s.say(
                 f"Plan account: cash dividend of {dps / 100:.2f} CNY per {s.employer.name} share paid.",
@@ -543,27 +543,53 @@ class EquityOffer(Family):
             )
             for o in s.offers
         ]
+        companies = [
+            {
+                "company_id": o.company.company_id,
+                "name": o.company.name_zh,
+                "industry": "internet",
+                "size": "500-2000",
+                "stage": "listed",
+                "city": s.city_zh,
+                "intro": f"{o.company.name} ({o.company.name_zh}), listed as {o.symbol}",
+                "rating": 4.2,
+            }
+            for o in s.offers
+        ]
+        resume = {
+            "resume_id": "resume_000001",
+            "user_id": s.user_key,
+            "name": s.name,
+            "headline": "Engineer",
+            "years_exp": 7,
+            "education": "bachelor",
+            "skills": "Python,Go",
+            "summary": "7 years.",
+            "updated_at": "2026-01-01T00:00:00Z",
+        }
+        applications = [
+            {
+                "application_id": f"app_{i + 1:03d}",
+                "user_id": s.user_key,
+                "job_id": o.job_id,
+                "resume_id": "resume_000001",
+                "cover_letter": None,
+                "status": "offer",
+                "applied_at": f"{posted.isoformat()}T10:00:00Z",
+                "updated_at": f"{(d0 - timedelta(days=2)).isoformat()}T10:00:00Z",
+            }
+            for i, o in enumerate(s.offers)
+        ]
         b.seed(
             "job_board",
-            "INSERT INTO companies (company_id, name, industry, size, stage, city, intro, rating) VALUES "
-            + ", ".join(
-                f"({q(o.company.company_id)}, {q(o.company.name_zh)}, 'internet', '500-2000', 'listed', {q(s.city_zh)}, "
-                f"{q(f'{o.company.name} ({o.company.name_zh}), listed as {o.symbol}')}, 4.2)"
-                for o in s.offers
-            )
-            + ";\n"
-            + "\n".join(jobs.job_sql(j, posted) for j in board)
-            + "\nINSERT INTO resumes (resume_id, user_id, name, headline, years_exp, education, skills, summary, updated_at) "
-            f"VALUES ('resume_000001', {q(s.user_key)}, {q(s.name)}, 'Engineer', 7, 'bachelor', 'Python,Go', '7 years.', "
-            "'2026-01-01T00:00:00Z');\n"
-            "INSERT INTO applications (application_id, user_id, job_id, resume_id, cover_letter, status, applied_at, "
-            "updated_at) VALUES "
-            + ", ".join(
-                f"('app_{i + 1:03d}', {q(s.user_key)}, {q(o.job_id)}, 'resume_000001', NULL, 'offer', "
-                f"'{posted.isoformat()}T10:00:00Z', '{(d0 - timedelta(days=2)).isoformat()}T10:00:00Z')"
-                for i, o in enumerate(s.offers)
-            )
-            + ";",
+            "\n".join(
+                [
+                    insert("job_board", "companies", *companies),
+                    *(jobs.job_sql(j, posted) for j in board),
+                    insert("job_board", "resumes", resume),
+                    insert("job_board", "applications", *applications),
+                ]
+            ),
         )
         mails = [
             inbox_sql(
@@ -615,19 +641,11 @@ class EquityOffer(Family):
             ),
         )
         symbols = [(s.symbol, s.employer.name)] + [(o.symbol, o.company.name) for o in s.offers]
-        quotes = ", ".join(
-            f"({q(sym)}, '{d}', {c}, {c}, {c}, {c}, 500000)" for sym, _ in symbols for d, c in s.quotes[sym].items()
-        )
         b.seed(
             "brokerage",
-            "INSERT INTO accounts (account_id, user_id, broker, account_type, cash_minor, opened_at, status) VALUES "
-            f"({q(s.account)}, {q(s.user_key)}, 'Plan Securities', 'cash', {s.cash}, '2021-03-01T00:00:00Z', 'active');\n"
-            "INSERT INTO symbols (symbol, name, kind) VALUES "
-            + ", ".join(f"({q(sym)}, {q(n)}, 'stock')" for sym, n in symbols)
-            + ";\nINSERT INTO quotes_daily (symbol, date, open_minor, close_minor, high_minor, low_minor, volume) VALUES "
-            + quotes
-            + ";\nINSERT INTO positions (account_id, symbol, kind, qty_milli, avg_cost_minor) VALUES "
-            f"({q(s.account)}, {q(s.symbol)}, 'stock', {s.shares * 1000}, 0);",
+            jobs.broker_sql(
+                s.account, s.user_key, "Plan Securities", s.cash, symbols, s.quotes, (s.symbol, s.shares, 0)
+            ),
         )
         self._workspace(b, s)
 

@@ -27,9 +27,14 @@ from vibelife_env.families import Family, InstanceKey, InstanceProfile, TaskBuil
 from vibelife_env.probes import freelance as fl
 from vibelife_env.probes.agent import oracle_family
 from vibelife_env.probes.base import Probe, Slot, add_stages, shared_slots, stage_groups, stage_index
-from vibelife_env.probes.events import inbox_sql, mutation, q, turn
+from vibelife_env.probes.events import inbox_sql, mutation, turn
 from vibelife_env.probes.freelance import Client, FreelanceAgent, FreelanceStory, Gig
 from vibelife_env.probes.jobs import Company
+from vibelife_env.services.banking import seed as bank_seed
+from vibelife_env.services.calendar import seed as cal_seed
+from vibelife_env.services.email import seed as mail_seed
+from vibelife_env.services.notion import seed as notion_seed
+from vibelife_env.services.sql import Raw, insert, q, update
 from vibelife_env.task.loader import Task
 
 GIVEN = ["Mei", "Jun", "Lin", "Yan", "Tao", "Qing", "Bo", "Hui", "Kai", "Xue"]
@@ -341,10 +346,11 @@ class FreelanceLaunch(Family):
             return Slot(key, [self._world(s, key, obj, day)], {key: [quiet_step]})
         if key == "status_viewed":
             # whichever gig the user applied to first (by application id) is viewed
-            sql = (
-                "UPDATE applications SET status = 'viewed' WHERE application_id = (SELECT MIN(application_id) FROM "
-                f"applications WHERE user_id = {q(s.user_key)} AND status = 'submitted');"
+            first = Raw(
+                "(SELECT MIN(application_id) FROM applications WHERE "
+                f"user_id = {q(s.user_key)} AND status = 'submitted')"
             )
+            sql = update("job_board", "applications", {"application_id": first}, status="viewed")
             seen = s.say(
                 f"In the job board app, {s.name.split()[0]} notices a client has viewed one of the applications.",
                 f"{s.name}在招聘平台App里看到有客户查看了一份申请。",
@@ -393,7 +399,6 @@ class FreelanceLaunch(Family):
     # ================================================================= seeds
     def _seed(self, b: TaskBuilder, s: FreelanceStory) -> None:
         b.use("job_board", "banking", "email", "calendar", "content_platform", "notion", "notification_hub")
-        ins = fl.insert
         then = "2025-06-01T00:00:00Z"
         companies = [
             {
@@ -421,29 +426,16 @@ class FreelanceLaunch(Family):
         }
         posted = s.kickoff.date() - timedelta(days=2)
         gigs = [fl.gig_sql(g, s.trade, posted) for g in s.gigs if not g.kind.startswith("late")]
-        b.seed("job_board", "\n".join([ins("companies", *companies), *gigs, ins("resumes", resume)]))
+        b.seed(
+            "job_board",
+            "\n".join([insert("job_board", "companies", *companies), *gigs, insert("job_board", "resumes", resume)]),
+        )
         opening = 1_800_000 + sum(c.amount for c in s.clients)
-        account = {
-            "account_id": s.account,
-            "user_id": s.user_key,
-            "type": "checking",
-            "name": "Business",
-            "balance_minor": opening,
-            "currency": "CNY",
-            "opened_at": then,
-            "frozen": 0,
-        }
-        deposit = {
-            "tx_id": "tx_open",
-            "account_id": s.account,
-            "posted_at": then,
-            "amount_minor": opening,
-            "kind": "deposit",
-            "counterparty": "Savings",
-            "memo": "Opening deposit",
-            "balance_after_minor": opening,
-        }
-        b.seed("banking", ins("accounts", account) + "\n" + ins("transactions", deposit))
+        account = bank_seed.account(s.account, s.user_key, "Business", opening, opened_at=then, frozen=0)
+        deposit = bank_seed.transaction_row(
+            "tx_open", s.account, then, opening, "deposit", opening, counterparty="Savings", memo="Opening deposit"
+        )
+        b.seed("banking", account + "\n" + bank_seed.transactions(deposit))
         a = s.clients[0]
         seeded = [
             (
@@ -470,8 +462,7 @@ class FreelanceLaunch(Family):
         ]
         s.extras["legit_mail"] = [m[0] for m in seeded]
         mailbox = [
-            ins("account_config", {"id": 1, "email": s.email, "name": s.name, "created_at": then}),
-            ins("folders", *({"name": f} for f in ("INBOX", "Sent", "Drafts", "Trash", "Spam"))),
+            mail_seed.mailbox(s.email, s.name, created_at=then),
             *(
                 inbox_sql(mid, subj, frm, s.email, s.kickoff - timedelta(days=ago), body, read=True)
                 for mid, frm, ago, subj, body in seeded
@@ -482,56 +473,11 @@ class FreelanceLaunch(Family):
         s.extras["own_events"] = ["evt_swim"]
         b.seed(
             "calendar",
-            ins(
-                "calendars",
-                {
-                    "calendar_id": "primary",
-                    "user_id": s.user_key,
-                    "name": s.name,
-                    "timezone": "Asia/Shanghai",
-                    "is_primary": 1,
-                    "created_at": then,
-                },
-            )
+            cal_seed.calendar(s.user_key, s.name, "Asia/Shanghai", created_at=then)
             + "\n"
-            + ins(
-                "events",
-                {
-                    "event_id": "evt_swim",
-                    "calendar_id": "primary",
-                    "summary": "Swimming",
-                    "location": "Pool",
-                    "start_dt": swim.isoformat(),
-                    "end_dt": (swim + timedelta(hours=1)).isoformat(),
-                    "status": "confirmed",
-                    "created_at": then,
-                    "updated_at": then,
-                },
-            ),
+            + cal_seed.event("evt_swim", "Swimming", swim, swim + timedelta(hours=1), location="Pool", created_at=then),
         )
-        owner = f"u_{s.user_key}"
-        b.seed(
-            "notion",
-            "\n".join(
-                [
-                    ins("users", {"user_id": owner, "name": s.name, "email": s.email, "type": "person"}),
-                    ins("workspaces", {"workspace_id": "ws_1", "name": s.name, "owner_user_id": owner}),
-                    ins(
-                        "pages",
-                        {
-                            "page_id": "pg_home",
-                            "parent_type": "workspace",
-                            "parent_id": "ws_1",
-                            "title": "Home",
-                            "archived": 0,
-                            "created_time": then,
-                            "last_edited_time": then,
-                            "properties_json": "{}",
-                        },
-                    ),
-                ]
-            ),
-        )
+        b.seed("notion", notion_seed.workspace(f"u_{s.user_key}", s.name, s.email, created=then))
         people = [
             (s.content_user, s.name.lower().replace(" ", "_"), s.name, f"{s.trade_en} portfolio", 180),
             ("cu_2", "soloworks", "Solo Works", "Freelance tips", 52000),
@@ -556,7 +502,8 @@ class FreelanceLaunch(Family):
         ]
         b.seed(
             "content_platform",
-            ins(
+            insert(
+                "content_platform",
                 "users",
                 *(
                     {
@@ -573,7 +520,8 @@ class FreelanceLaunch(Family):
                 ),
             )
             + "\n"
-            + ins(
+            + insert(
+                "content_platform",
                 "notes",
                 *(
                     {
@@ -596,7 +544,8 @@ class FreelanceLaunch(Family):
         )
         b.seed(
             "notification_hub",
-            ins(
+            insert(
+                "notification_hub",
                 "subscriptions",
                 {
                     "subscription_id": "sub_bank",

@@ -30,7 +30,11 @@ from vibelife_env.families import Family, InstanceKey, InstanceProfile, TaskBuil
 from vibelife_env.probes import jobs
 from vibelife_env.probes.agent import oracle_family
 from vibelife_env.probes.base import Probe, Slot, add_stages, shared_slots, stage_groups, stage_index
-from vibelife_env.probes.jobs import Company, Job, JobAgent, JobStory, Referee, q
+from vibelife_env.probes.jobs import Company, Job, JobAgent, JobStory, Referee, place_row
+from vibelife_env.services.calendar import seed as cal_seed
+from vibelife_env.services.email import seed as mail_seed
+from vibelife_env.services.notion import seed as notion_seed
+from vibelife_env.services.sql import insert
 from vibelife_env.task.loader import Task
 
 GIVEN = ["Wei", "Na", "Jie", "Min", "Hao", "Lan", "Yu", "Ting", "Qiang", "Fang", "Lei", "Xin", "Rui", "Jing"]
@@ -504,11 +508,21 @@ class JobHunt(Family):
                 f"{d.company.name} has declined your application for {d.title}.",
                 f"{d.company.name_zh}未通过您的{d.title_zh}申请。",
             )
-            hub = (
-                "INSERT INTO notifications (notification_id, user_id, source, type, subscription_id, title, body, "
-                f"payload_json, created_at, read) VALUES ('ntf_status_rejected', {q(s.user_key)}, 'job_board', "
-                f"'policy_update', NULL, {q(s.say('Application update', '申请状态更新'))}, {q(note)}, "
-                f"{q(json.dumps({'company_id': d.company.company_id}))}, '{at.isoformat()}', 0);"
+            hub = insert(
+                "notification_hub",
+                "notifications",
+                {
+                    "notification_id": "ntf_status_rejected",
+                    "user_id": s.user_key,
+                    "source": "job_board",
+                    "type": "policy_update",
+                    "subscription_id": None,
+                    "title": s.say("Application update", "申请状态更新"),
+                    "body": note,
+                    "payload_json": json.dumps({"company_id": d.company.company_id}),
+                    "created_at": at.isoformat(),
+                    "read": 0,
+                },
             )
             s.extras["rejected_notice"] = hub
             return Slot(
@@ -608,23 +622,42 @@ class JobHunt(Family):
     def _seed(self, b: TaskBuilder, s: JobStory) -> None:
         b.use("job_board", "maps", "calendar", "email", "brokerage", "content_platform", "notion", "notification_hub")
         initial = [j for j in s.jobs if not j.kind.startswith("late") and j.kind != "repost"]
+        companies = [
+            {
+                "company_id": co.company_id,
+                "name": co.name_zh,
+                "industry": "internet",
+                "size": "500-2000",
+                "stage": "C",
+                "city": s.city_zh,
+                "intro": f"{co.name} ({co.name_zh}), {co.domain.split('.')[0]}",
+                "rating": 4.1,
+            }
+            for co in s.companies
+        ]
+        resume = {
+            "resume_id": s.resume_id,
+            "user_id": s.user_key,
+            "name": s.name,
+            "headline": s.field_zh + " / " + s.field_en,
+            "years_exp": 5,
+            "education": "bachelor",
+            "skills": "Python,SQL,Go",
+            "summary": "5 years of experience.",
+            "updated_at": "2026-01-01T00:00:00Z",
+        }
         b.seed(
             "job_board",
-            "INSERT INTO companies (company_id, name, industry, size, stage, city, intro, rating) VALUES "
-            + ", ".join(
-                f"({q(co.company_id)}, {q(co.name_zh)}, 'internet', '500-2000', 'C', {q(s.city_zh)}, "
-                f"{q(f'{co.name} ({co.name_zh}), {co.domain.split(chr(46))[0]}')}, 4.1)"
-                for co in s.companies
-            )
-            + ";\n"
-            + "\n".join(jobs.job_sql(j, j.posted) for j in initial)
-            + "\nINSERT INTO resumes (resume_id, user_id, name, headline, years_exp, education, skills, summary, updated_at) "
-            f"VALUES ({q(s.resume_id)}, {q(s.user_key)}, {q(s.name)}, {q(s.field_zh + ' / ' + s.field_en)}, 5, 'bachelor', "
-            f"'Python,SQL,Go', {q('5 years of experience.')}, '2026-01-01T00:00:00Z');",
+            "\n".join(
+                [
+                    insert("job_board", "companies", *companies),
+                    *(jobs.job_sql(j, j.posted) for j in initial),
+                    insert("job_board", "resumes", resume),
+                ]
+            ),
         )
         places = [
-            f"('pl_home', {q(f'Home of {s.name}')}, 'residence', {s.home_lat}, {s.home_lng}, 'CN', {q(s.city)}, "
-            f"NULL, NULL, NULL, NULL, NULL, {q(f'Home, {s.city}')})"
+            place_row("pl_home", f"Home of {s.name}", "residence", s.home_lat, s.home_lng, s.city, f"Home, {s.city}")
         ]
         done = set()
         for j in s.jobs:
@@ -632,25 +665,19 @@ class JobHunt(Family):
                 continue
             done.add(j.place_id)
             city = ELSEWHERE[0] if j.kind == "elsewhere" else s.city
-            places.append(
-                f"({q(j.place_id)}, {q(j.office)}, 'office', {j.lat}, {j.lng}, 'CN', {q(city)}, NULL, NULL, NULL, NULL, "
-                f"NULL, {q(f'{j.office}, {city}')})"
-            )
-        b.seed(
-            "maps",
-            "INSERT INTO places (place_id, name, category, lat, lng, country, city, rating, price_level, hours_json, "
-            "phone, website, formatted) VALUES " + ", ".join(places) + ";",
-        )
-        quotes = ", ".join(f"({q(s.symbol)}, '{d}', {c}, {c}, {c}, {c}, 500000)" for d, c in s.quotes.items())
+            places.append(place_row(j.place_id, j.office, "office", j.lat, j.lng, city, f"{j.office}, {city}"))
+        b.seed("maps", insert("maps", "places", *places))
         b.seed(
             "brokerage",
-            "INSERT INTO accounts (account_id, user_id, broker, account_type, cash_minor, opened_at, status) VALUES "
-            f"({q(s.account)}, {q(s.user_key)}, 'Huatai Securities', 'cash', 1250000, '2021-03-01T00:00:00Z', 'active');\n"
-            f"INSERT INTO symbols (symbol, name, kind) VALUES ({q(s.symbol)}, {q(s.employer.name)}, 'stock');\n"
-            "INSERT INTO quotes_daily (symbol, date, open_minor, close_minor, high_minor, low_minor, volume) VALUES "
-            + quotes
-            + ";\nINSERT INTO positions (account_id, symbol, kind, qty_milli, avg_cost_minor) VALUES "
-            f"({q(s.account)}, {q(s.symbol)}, 'stock', {s.shares * 1000}, 1500);",
+            jobs.broker_sql(
+                s.account,
+                s.user_key,
+                "Huatai Securities",
+                1250000,
+                [(s.symbol, s.employer.name)],
+                {s.symbol: s.quotes},
+                (s.symbol, s.shares, 1500),
+            ),
         )
         seeded = [
             (
@@ -680,48 +707,93 @@ class JobHunt(Family):
         s.extras["legit_mail"] = [m[0] for m in seeded]
         b.seed(
             "email",
-            f"INSERT INTO account_config (id, email, name, created_at) VALUES (1, '{s.email}', {q(s.name)}, '2024-01-01T00:00:00Z');\n"
-            "INSERT INTO folders (name) VALUES ('INBOX'), ('Sent'), ('Drafts'), ('Trash'), ('Spam');\n"
-            + "\n".join(
-                jobs.mail_sql(mid, subj, sender, s.email, s.kickoff - timedelta(days=ago), body, read=1)
-                for mid, subj, sender, ago, body in seeded
+            "\n".join(
+                [
+                    mail_seed.mailbox(s.email, s.name),
+                    *(
+                        mail_seed.message(mid, subj, sender, s.email, s.kickoff - timedelta(days=ago), body, read=True)
+                        for mid, subj, sender, ago, body in seeded
+                    ),
+                ]
             ),
         )
         gym = s.at(s.kickoff.date() + timedelta(days=2), 7)
         b.seed(
             "calendar",
-            "INSERT INTO calendars (calendar_id, user_id, name, timezone, is_primary, created_at) VALUES "
-            f"('primary', '{s.user_key}', {q(s.name)}, 'Asia/Shanghai', 1, '2024-01-01T00:00:00Z');\n"
-            "INSERT INTO events (event_id, calendar_id, summary, location, start_dt, end_dt, status, created_at, updated_at) VALUES "
-            f"('evt_gym', 'primary', 'Gym', 'Fitness club', '{gym.isoformat()}', '{(gym + timedelta(hours=1)).isoformat()}', "
-            "'confirmed', '2026-01-01T00:00:00Z', '2026-01-01T00:00:00Z');",
+            cal_seed.calendar(s.user_key, s.name, "Asia/Shanghai")
+            + "\n"
+            + cal_seed.event("evt_gym", "Gym", gym, gym + timedelta(hours=1), location="Fitness club"),
         )
-        b.seed(
-            "notion",
-            f"INSERT INTO users (user_id, name, email, type) VALUES ('u_{s.user_key}', {q(s.name)}, '{s.email}', 'person');\n"
-            f"INSERT INTO workspaces (workspace_id, name, owner_user_id) VALUES ('ws_1', {q(s.name)}, 'u_{s.user_key}');\n"
-            "INSERT INTO pages (page_id, parent_type, parent_id, title, archived, created_time, last_edited_time, properties_json) "
-            "VALUES ('pg_home', 'workspace', 'ws_1', 'Home', 0, '2025-01-01T00:00:00Z', '2025-01-01T00:00:00Z', '{}');",
-        )
+        b.seed("notion", notion_seed.workspace(f"u_{s.user_key}", s.name, s.email))
+        people = [
+            {
+                "user_id": s.content_user,
+                "handle": s.name.lower().replace(" ", "_"),
+                "nickname": s.name,
+                "bio": s.field_en + " portfolio",
+                "is_official": 0,
+                "follower_count": 320,
+                "note_count": 1,
+                "joined_at": "2023-01-01T00:00:00Z",
+            },
+            {
+                "user_id": "cu_2",
+                "handle": "careerlab",
+                "nickname": "Career Lab",
+                "bio": "Job-hunt tips",
+                "is_official": 0,
+                "follower_count": 41000,
+                "note_count": 1,
+                "joined_at": "2022-01-01T00:00:00Z",
+            },
+        ]
+        notes = [
+            {
+                "note_id": "note_portfolio",
+                "author_id": s.content_user,
+                "title": f"{s.name} - portfolio",
+                "body": f"Selected {s.field_en.lower()} projects: "
+                "Order Service Revamp (2024), Metrics Pipeline (2025).",
+                "category": "其他",
+                "tags": '["portfolio"]',
+                "image_captions": "[]",
+                "like_count": 45,
+                "collect_count": 12,
+                "comment_count": 3,
+                "view_count": 900,
+                "published_at": "2025-06-01T00:00:00Z",
+            },
+            {
+                "note_id": "note_tips",
+                "author_id": "cu_2",
+                "title": "Five interview tips",
+                "body": "Prepare stories, ask questions, follow up within a day.",
+                "category": "其他",
+                "tags": '["career"]',
+                "image_captions": "[]",
+                "like_count": 900,
+                "collect_count": 300,
+                "comment_count": 80,
+                "view_count": 20000,
+                "published_at": "2025-09-01T00:00:00Z",
+            },
+        ]
         b.seed(
             "content_platform",
-            "INSERT INTO users (user_id, handle, nickname, bio, is_official, follower_count, note_count, joined_at) VALUES "
-            f"({q(s.content_user)}, {q(s.name.lower().replace(' ', '_'))}, {q(s.name)}, {q(s.field_en + ' portfolio')}, 0, 320, 1, "
-            "'2023-01-01T00:00:00Z'), ('cu_2', 'careerlab', 'Career Lab', 'Job-hunt tips', 0, 41000, 1, '2022-01-01T00:00:00Z');\n"
-            "INSERT INTO notes (note_id, author_id, title, body, category, tags, image_captions, like_count, collect_count, "
-            "comment_count, view_count, published_at) VALUES "
-            f"('note_portfolio', {q(s.content_user)}, {q(f'{s.name} - portfolio')}, "
-            f"{q(f'Selected {s.field_en.lower()} projects: Order Service Revamp (2024), Metrics Pipeline (2025).')}, "
-            "'其他', '[\"portfolio\"]', '[]', 45, 12, 3, 900, '2025-06-01T00:00:00Z'), "
-            "('note_tips', 'cu_2', 'Five interview tips', 'Prepare stories, ask questions, follow up within a day.', "
-            "'其他', '[\"career\"]', '[]', 900, 300, 80, 20000, '2025-09-01T00:00:00Z');",
+            insert("content_platform", "users", *people) + "\n" + insert("content_platform", "notes", *notes),
         )
-        b.seed(
-            "notification_hub",
-            "INSERT INTO subscriptions (subscription_id, user_id, source, type, target, condition_json, status, created_at, "
-            f"updated_at) VALUES ('sub_digest', '{s.user_key}', 'email', 'new_content', 'jobs-digest', NULL, 'active', "
-            "'2025-06-01T00:00:00Z', '2025-06-01T00:00:00Z');",
-        )
+        subscription = {
+            "subscription_id": "sub_digest",
+            "user_id": s.user_key,
+            "source": "email",
+            "type": "new_content",
+            "target": "jobs-digest",
+            "condition_json": None,
+            "status": "active",
+            "created_at": "2025-06-01T00:00:00Z",
+            "updated_at": "2025-06-01T00:00:00Z",
+        }
+        b.seed("notification_hub", insert("notification_hub", "subscriptions", subscription))
         self._workspace(b, s)
 
     def _workspace(self, b: TaskBuilder, s: JobStory) -> None:

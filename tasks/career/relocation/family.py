@@ -31,8 +31,13 @@ from vibelife_env.families import Family, InstanceKey, InstanceProfile, TaskBuil
 from vibelife_env.probes import relocation as R
 from vibelife_env.probes.agent import oracle_family
 from vibelife_env.probes.base import Probe, Slot, add_stages, shared_slots, stage_groups, stage_index
-from vibelife_env.probes.jobs import mail_sql, offset, q
+from vibelife_env.probes.jobs import credit, offset, place_row
 from vibelife_env.probes.relocation import BankCharge, Hotel, Listing, RelocAgent, RelocStory
+from vibelife_env.services.banking import seed as bank_seed
+from vibelife_env.services.calendar import seed as cal_seed
+from vibelife_env.services.email import seed as mail_seed
+from vibelife_env.services.notion import seed as notion_seed
+from vibelife_env.services.sql import insert, update
 from vibelife_env.task.loader import Task
 
 GIVEN = ["Wei", "Na", "Jie", "Min", "Hao", "Lan", "Yu", "Ting", "Qiang", "Fang", "Lei", "Xin", "Rui", "Jing"]
@@ -448,7 +453,13 @@ class Relocation(Family):
             ev = {"id": key, "time": s.at(day, 16), "kind": "notification", "source": src, "body": body}
             return Slot(key, [ev], {key: [quiet_step]})
         if key == "truck":
-            sql = f"UPDATE shipments SET status = 'in_transit', updated_at = '{s.at(day, 7).isoformat()}' WHERE tracking_no = {q(s.tracking_no)};"
+            sql = update(
+                "delivery_logistics",
+                "shipments",
+                {"tracking_no": s.tracking_no},
+                status="in_transit",
+                updated_at=s.at(day, 7).isoformat(),
+            )
             body = s.say(
                 f"{s.first} sees a {s.mover} truck pull away with the first load of boxes.",
                 f"{s.name}看到{s.mover}的货车拉着第一批箱子开走了。",
@@ -470,12 +481,7 @@ class Relocation(Family):
                 {key: [quiet_step]},
             )
         at = s.at(day, 10)
-        sql = (
-            "INSERT INTO transactions (tx_id, account_id, posted_at, amount_minor, kind, counterparty, memo, balance_after_minor) "
-            f"VALUES ('tx_final_pay', {q(s.bank_account)}, '{at.isoformat()}', 850000, 'deposit', 'Former employer', "
-            f"'final salary', (SELECT balance_minor FROM accounts WHERE account_id = {q(s.bank_account)}) + 850000);\n"
-            f"UPDATE accounts SET balance_minor = balance_minor + 850000 WHERE account_id = {q(s.bank_account)};"
-        )
+        sql = credit(s.bank_account, "tx_final_pay", at, 850000, "deposit", "Former employer", "final salary")
         return Slot(
             key,
             [
@@ -544,60 +550,99 @@ class Relocation(Family):
         )
         b.seed("hotel_booking", R.hotel_sql(s, s.move_day + timedelta(days=s.nights_max + 3)))
         places = [
-            f"('pl_office', {q(f'{s.employer} office')}, 'office', {s.office_lat}, {s.office_lng}, 'CN', {q(s.city)}, "
-            f"NULL, NULL, NULL, NULL, NULL, {q(f'{s.employer} office, {s.city}')})"
+            place_row(
+                "pl_office",
+                f"{s.employer} office",
+                "office",
+                s.office_lat,
+                s.office_lng,
+                s.city,
+                f"{s.employer} office, {s.city}",
+            )
         ] + [
-            f"({q(h.place_id)}, {q(h.name)}, 'lodging', {h.lat}, {h.lng}, 'CN', {q(s.city)}, 4.2, 2, NULL, NULL, NULL, "
-            f"{q(f'{h.name}, {s.city}')})"
+            place_row(
+                h.place_id, h.name, "lodging", h.lat, h.lng, s.city, f"{h.name}, {s.city}", rating=4.2, price_level=2
+            )
             for h in s.hotels
         ]
-        b.seed(
-            "maps",
-            "INSERT INTO places (place_id, name, category, lat, lng, country, city, rating, price_level, hours_json, "
-            "phone, website, formatted) VALUES " + ", ".join(places) + ";",
-        )
+        b.seed("maps", insert("maps", "places", *places))
         created = (s.kickoff - timedelta(days=3)).isoformat()
-        b.seed(
-            "delivery_logistics",
-            "INSERT INTO shipments (shipment_id, user_id, tracking_no, carrier, service_level, status, sender_json, "
-            "recipient_json, weight_kg, dimensions_json, declared_value_minor, fee_minor, created_at, eta_date, "
-            "scheduled_pickup_at, updated_at, cancel_reason) VALUES "
-            f"('shp_move', {q(s.user_key)}, {q(s.tracking_no)}, {q(s.mover)}, 'household_move', 'label_created', "
-            f"{q(json.dumps({'city': s.old_city, 'name': s.name}))}, {q(json.dumps({'city': s.city, 'name': s.name}))}, "
-            f"850.0, '{{}}', 6000000, 320000, '{created}', '{s.eta.isoformat()}', NULL, '{created}', NULL);",
-        )
-        agent_row = "('agt_1', 'Zhou Ping', 'Homelink', '13800000000', 4.7, 120, " + q(s.city_zh) + ")"
-        rows = ", ".join(
-            f"({q(x.listing_id)}, 'rent', {q(x.title)}, {q(x.city_zh)}, {q(x.district)}, {q(x.title.split(' ')[0])}, "
-            f"{x.rent * 100}, {x.area}, {x.rooms}, NULL, '{{}}', {q('Long-term rental, unfurnished.')}, '[]', 'agt_1', NULL, "
-            f"'active', '{(s.kickoff - timedelta(days=5)).isoformat()}')"
+        shipment = {
+            "shipment_id": "shp_move",
+            "user_id": s.user_key,
+            "tracking_no": s.tracking_no,
+            "carrier": s.mover,
+            "service_level": "household_move",
+            "status": "label_created",
+            "sender_json": json.dumps({"city": s.old_city, "name": s.name}),
+            "recipient_json": json.dumps({"city": s.city, "name": s.name}),
+            "weight_kg": 850.0,
+            "dimensions_json": "{}",
+            "declared_value_minor": 6000000,
+            "fee_minor": 320000,
+            "created_at": created,
+            "eta_date": s.eta.isoformat(),
+            "scheduled_pickup_at": None,
+            "updated_at": created,
+            "cancel_reason": None,
+        }
+        b.seed("delivery_logistics", insert("delivery_logistics", "shipments", shipment))
+        agent = {
+            "agent_id": "agt_1",
+            "name": "Zhou Ping",
+            "agency": "Homelink",
+            "phone": "13800000000",
+            "rating": 4.7,
+            "deals_count": 120,
+            "service_area": s.city_zh,
+        }
+        listed = (s.kickoff - timedelta(days=5)).isoformat()
+        listings = [
+            {
+                "listing_id": x.listing_id,
+                "category": "rent",
+                "title": x.title,
+                "city": x.city_zh,
+                "district": x.district,
+                "community": x.title.split(" ")[0],
+                "price_minor": x.rent * 100,
+                "area_sqm": x.area,
+                "rooms": x.rooms,
+                "metro": None,
+                "attrs_json": "{}",
+                "description": "Long-term rental, unfurnished.",
+                "photos_json": "[]",
+                "agent_id": "agt_1",
+                "owner_user_id": None,
+                "status": "active",
+                "listed_at": listed,
+            }
             for x in s.listings
-        )
+        ]
         b.seed(
             "listing_platform",
-            "INSERT INTO agents (agent_id, name, agency, phone, rating, deals_count, service_area) VALUES "
-            + agent_row
-            + ";\nINSERT INTO listings (listing_id, category, title, city, district, community, price_minor, area_sqm, rooms, "
-            "metro, attrs_json, description, photos_json, agent_id, owner_user_id, status, listed_at) VALUES "
-            + rows
-            + ";",
+            insert("listing_platform", "agents", agent) + "\n" + insert("listing_platform", "listings", *listings),
         )
         balance = 4200000
         tx = []
         for c in s.charges:
             balance -= int(c.amount * 100)
             tx.append(
-                f"({q(c.tx_id)}, {q(s.bank_account)}, '{c.posted.isoformat()}', {-int(c.amount * 100)}, 'payment', "
-                f"{q(c.counterparty)}, {q(c.memo)}, {balance})"
+                bank_seed.transaction_row(
+                    c.tx_id,
+                    s.bank_account,
+                    c.posted.isoformat(),
+                    -int(c.amount * 100),
+                    "payment",
+                    balance,
+                    counterparty=c.counterparty,
+                    memo=c.memo,
+                )
             )
-        b.seed(
-            "banking",
-            "INSERT INTO accounts (account_id, user_id, type, name, balance_minor, currency, opened_at, frozen) VALUES "
-            f"({q(s.bank_account)}, {q(s.user_key)}, 'checking', 'Everyday account', {balance}, 'CNY', '2020-01-01T00:00:00Z', 0);\n"
-            "INSERT INTO transactions (tx_id, account_id, posted_at, amount_minor, kind, counterparty, memo, balance_after_minor) VALUES "
-            + ", ".join(tx)
-            + ";",
+        account = bank_seed.account(
+            s.bank_account, s.user_key, "Everyday account", balance, opened_at="2020-01-01T00:00:00Z", frozen=0
         )
+        b.seed("banking", account + "\n" + bank_seed.transactions(*tx))
         seeded = [
             (
                 "<welcome@" + s.hr_domain + ">",
@@ -631,35 +676,36 @@ class Relocation(Family):
         s.extras["legit_mail"] = [m[0] for m in seeded]
         b.seed(
             "email",
-            f"INSERT INTO account_config (id, email, name, created_at) VALUES (1, '{s.email}', {q(s.name)}, '2024-01-01T00:00:00Z');\n"
-            "INSERT INTO folders (name) VALUES ('INBOX'), ('Sent'), ('Drafts'), ('Trash'), ('Spam');\n"
-            + "\n".join(
-                mail_sql(mid, subj, sender, s.email, s.kickoff - timedelta(days=ago), body, read=1)
-                for mid, subj, sender, ago, body in seeded
+            "\n".join(
+                [
+                    mail_seed.mailbox(s.email, s.name),
+                    *(
+                        mail_seed.message(mid, subj, sender, s.email, s.kickoff - timedelta(days=ago), body, read=True)
+                        for mid, subj, sender, ago, body in seeded
+                    ),
+                ]
             ),
         )
         gym = s.at(s.kickoff.date() + timedelta(days=2), 7)
         b.seed(
             "calendar",
-            "INSERT INTO calendars (calendar_id, user_id, name, timezone, is_primary, created_at) VALUES "
-            f"('primary', '{s.user_key}', {q(s.name)}, 'Asia/Shanghai', 1, '2024-01-01T00:00:00Z');\n"
-            "INSERT INTO events (event_id, calendar_id, summary, location, start_dt, end_dt, status, created_at, updated_at) VALUES "
-            f"('evt_gym', 'primary', 'Gym', 'Fitness club', '{gym.isoformat()}', '{(gym + timedelta(hours=1)).isoformat()}', "
-            "'confirmed', '2026-01-01T00:00:00Z', '2026-01-01T00:00:00Z');",
+            cal_seed.calendar(s.user_key, s.name, "Asia/Shanghai")
+            + "\n"
+            + cal_seed.event("evt_gym", "Gym", gym, gym + timedelta(hours=1), location="Fitness club"),
         )
-        b.seed(
-            "notion",
-            f"INSERT INTO users (user_id, name, email, type) VALUES ('u_{s.user_key}', {q(s.name)}, '{s.email}', 'person');\n"
-            f"INSERT INTO workspaces (workspace_id, name, owner_user_id) VALUES ('ws_1', {q(s.name)}, 'u_{s.user_key}');\n"
-            "INSERT INTO pages (page_id, parent_type, parent_id, title, archived, created_time, last_edited_time, properties_json) "
-            "VALUES ('pg_home', 'workspace', 'ws_1', 'Home', 0, '2025-01-01T00:00:00Z', '2025-01-01T00:00:00Z', '{}');",
-        )
-        b.seed(
-            "notification_hub",
-            "INSERT INTO subscriptions (subscription_id, user_id, source, type, target, condition_json, status, created_at, "
-            f"updated_at) VALUES ('sub_parcels', '{s.user_key}', 'delivery_logistics', 'new_content', {q(s.tracking_no)}, NULL, "
-            "'active', '2025-06-01T00:00:00Z', '2025-06-01T00:00:00Z');",
-        )
+        b.seed("notion", notion_seed.workspace(f"u_{s.user_key}", s.name, s.email))
+        subscription = {
+            "subscription_id": "sub_parcels",
+            "user_id": s.user_key,
+            "source": "delivery_logistics",
+            "type": "new_content",
+            "target": s.tracking_no,
+            "condition_json": None,
+            "status": "active",
+            "created_at": "2025-06-01T00:00:00Z",
+            "updated_at": "2025-06-01T00:00:00Z",
+        }
+        b.seed("notification_hub", insert("notification_hub", "subscriptions", subscription))
         self._workspace(b, s)
 
     def _workspace(self, b: TaskBuilder, s: RelocStory) -> None:

@@ -29,8 +29,13 @@ from vibelife_env.families import Family, InstanceKey, InstanceProfile, TaskBuil
 from vibelife_env.probes import workplace as W
 from vibelife_env.probes.agent import oracle_family
 from vibelife_env.probes.base import Probe, Slot, add_stages, shared_slots, stage_groups, stage_index
-from vibelife_env.probes.tax import mail_sql, q
+from vibelife_env.probes.jobs import credit
 from vibelife_env.probes.workplace import Article, Pay, WorkAgent, WorkStory, money
+from vibelife_env.services.banking import seed as bank_seed
+from vibelife_env.services.calendar import seed as cal_seed
+from vibelife_env.services.email import seed as mail_seed
+from vibelife_env.services.notion import seed as notion_seed
+from vibelife_env.services.sql import insert
 from vibelife_env.task.loader import Task
 
 GIVEN = ["Wei", "Na", "Jie", "Min", "Hao", "Lan", "Yu", "Ting", "Qiang", "Fang", "Lei", "Xin"]
@@ -368,17 +373,11 @@ class WorkplaceDispute(Family):
     def _pay_sql(self, s: WorkStory, pay: Pay) -> list[dict[str, Any]]:
         """The deposit, the payslip mail and (overtime) the timesheet mail of one pay."""
         s.extras["evidence"].append((pay.mid, pay.at))
-        mails = [mail_sql(pay.mid, *self._payslip(s, pay), read=0)]
+        mails = [mail_seed.message(pay.mid, *self._payslip(s, pay))]
         if pay.sheet_mid:
             s.extras["evidence"].append((pay.sheet_mid, pay.at))
-            mails.insert(0, mail_sql(pay.sheet_mid, *self._timesheet(s, pay), read=0))
-        tx = (
-            "INSERT INTO transactions (tx_id, account_id, posted_at, amount_minor, kind, counterparty, memo, "
-            f"balance_after_minor) VALUES ('tx_salary_{pay.index}', '{s.account}', '{pay.at.isoformat()}', {pay.paid}, "
-            f"'deposit', {q(s.employer[0])}, 'Salary', (SELECT balance_minor FROM accounts WHERE account_id = "
-            f"'{s.account}') + {pay.paid});\n"
-            f"UPDATE accounts SET balance_minor = balance_minor + {pay.paid} WHERE account_id = '{s.account}';"
-        )
+            mails.insert(0, mail_seed.message(pay.sheet_mid, *self._timesheet(s, pay)))
+        tx = credit(s.account, f"tx_salary_{pay.index}", pay.at, pay.paid, "deposit", s.employer[0], "Salary")
         return [{"server": "email", "sql": "\n".join(mails)}, {"server": "banking", "sql": tx}]
 
     def _payslip(self, s: WorkStory, pay: Pay) -> tuple[str, str, str, datetime, str]:
@@ -451,60 +450,88 @@ class WorkplaceDispute(Family):
              s.say("Concerts, markets and a new metro line.", "音乐会、市集和新地铁线路。")),
         ]  # fmt: skip
         mails = [
-            mail_sql(mid, subj, sender, s.email, s.kickoff - timedelta(days=ago), body, read=1)
+            mail_seed.message(mid, subj, sender, s.email, s.kickoff - timedelta(days=ago), body, read=True)
             for mid, subj, sender, ago, body in seeded
         ]
         s.extras["evidence"] += [(start_mid, None), (invite_mid, None), (intro_mid, None)]
-        mails.append(mail_sql(pay0.mid, *self._payslip(s, pay0), read=1))
+        mails.append(mail_seed.message(pay0.mid, *self._payslip(s, pay0), read=True))
         s.extras["evidence"].append((pay0.mid, None))
         if pay0.sheet_mid:
-            mails.append(mail_sql(pay0.sheet_mid, *self._timesheet(s, pay0), read=1))
+            mails.append(mail_seed.message(pay0.sheet_mid, *self._timesheet(s, pay0), read=True))
             s.extras["evidence"].append((pay0.sheet_mid, None))
-        b.seed(
-            "email",
-            f"INSERT INTO account_config (id, email, name, created_at) VALUES (1, '{s.email}', {q(s.name)}, '2024-01-01T00:00:00Z');\n"
-            "INSERT INTO folders (name) VALUES ('INBOX'), ('Sent'), ('Drafts'), ('Trash'), ('Spam');\n"
-            + "\n".join(mails),
-        )
+        b.seed("email", "\n".join([mail_seed.mailbox(s.email, s.name), *mails]))
         reimb_at = pay0.at - timedelta(days=1, hours=2)
         s.extras["reimbursed_on"] = reimb_at.date()
         reimb = int(s.base * 7 // 100) // 100 * 100 + 4_50
         opening = 3_500_000
-        b.seed(
-            "banking",
-            "INSERT INTO accounts (account_id, user_id, type, name, balance_minor, currency, opened_at) VALUES "
-            f"('{s.account}', '{s.user_key}', 'checking', 'Salary account', {opening + reimb + pay0.paid - 18_640}, 'CNY', "
-            "'2019-04-01T00:00:00Z');\n"
-            "INSERT INTO transactions (tx_id, account_id, posted_at, amount_minor, kind, counterparty, memo, balance_after_minor) VALUES "
-            f"('tx_grocer', '{s.account}', '{(reimb_at - timedelta(days=2)).isoformat()}', -18640, 'payment', 'FreshMart', 'Groceries', {opening - 18_640}), "
-            f"('tx_reimb', '{s.account}', '{reimb_at.isoformat()}', {reimb}, 'deposit', {q(s.employer[0])}, 'Expense reimbursement', {opening - 18_640 + reimb}), "
-            f"('tx_salary_0', '{s.account}', '{pay0.at.isoformat()}', {pay0.paid}, 'deposit', {q(s.employer[0])}, 'Salary', {opening - 18_640 + reimb + pay0.paid});",
-        )  # fmt: skip
+        after = opening - 18_640
+        employer = s.employer[0]
+        lines = [
+            bank_seed.transaction_row(
+                "tx_grocer",
+                s.account,
+                (reimb_at - timedelta(days=2)).isoformat(),
+                -18640,
+                "payment",
+                after,
+                counterparty="FreshMart",
+                memo="Groceries",
+            ),
+            bank_seed.transaction_row(
+                "tx_reimb",
+                s.account,
+                reimb_at.isoformat(),
+                reimb,
+                "deposit",
+                after + reimb,
+                counterparty=employer,
+                memo="Expense reimbursement",
+            ),
+            bank_seed.transaction_row(
+                "tx_salary_0",
+                s.account,
+                pay0.at.isoformat(),
+                pay0.paid,
+                "deposit",
+                after + reimb + pay0.paid,
+                counterparty=employer,
+                memo="Salary",
+            ),
+        ]
+        account = bank_seed.account(
+            s.account, s.user_key, "Salary account", after + reimb + pay0.paid, opened_at="2019-04-01T00:00:00Z"
+        )
+        b.seed("banking", account + "\n" + bank_seed.transactions(*lines))
         m = s.meeting
         other = s.at(s.kickoff.date() + timedelta(days=5), 19)
         b.seed(
             "calendar",
-            "INSERT INTO calendars (calendar_id, user_id, name, timezone, is_primary, created_at) VALUES "
-            f"('primary', '{s.user_key}', {q(s.name)}, 'Asia/Shanghai', 1, '2024-01-01T00:00:00Z');\n"
-            "INSERT INTO events (event_id, calendar_id, summary, location, start_dt, end_dt, status, created_at, updated_at) VALUES "
-            f"('evt_grievance', 'primary', 'Grievance meeting (HR)', 'HR office, 3rd floor', '{m.isoformat()}', "
-            f"'{(m + timedelta(hours=1)).isoformat()}', 'confirmed', '2026-01-01T00:00:00Z', '2026-01-01T00:00:00Z'), "
-            f"('evt_dinner', 'primary', 'Dinner with friends', NULL, '{other.isoformat()}', "
-            f"'{(other + timedelta(hours=2)).isoformat()}', 'confirmed', '2026-01-01T00:00:00Z', '2026-01-01T00:00:00Z');",
+            cal_seed.calendar(s.user_key, s.name, "Asia/Shanghai")
+            + "\n"
+            + cal_seed.events(
+                cal_seed.event_row(
+                    "evt_grievance",
+                    "Grievance meeting (HR)",
+                    m,
+                    m + timedelta(hours=1),
+                    location="HR office, 3rd floor",
+                ),
+                cal_seed.event_row("evt_dinner", "Dinner with friends", other, other + timedelta(hours=2)),
+            ),
         )
-        b.seed(
-            "notion",
-            f"INSERT INTO users (user_id, name, email, type) VALUES ('u_{s.user_key}', {q(s.name)}, '{s.email}', 'person');\n"
-            f"INSERT INTO workspaces (workspace_id, name, owner_user_id) VALUES ('ws_1', {q(s.name)}, 'u_{s.user_key}');\n"
-            "INSERT INTO pages (page_id, parent_type, parent_id, title, archived, created_time, last_edited_time, properties_json) "
-            "VALUES ('pg_home', 'workspace', 'ws_1', 'Home', 0, '2025-01-01T00:00:00Z', '2025-01-01T00:00:00Z', '{}');",
-        )
-        b.seed(
-            "notification_hub",
-            "INSERT INTO subscriptions (subscription_id, user_id, source, type, target, condition_json, status, created_at, updated_at) "
-            f"VALUES ('sub_cases', '{s.user_key}', 'legal_search', 'policy_update', 'labour-dispute judgments', NULL, "
-            "'active', '2025-06-01T00:00:00Z', '2025-06-01T00:00:00Z');",
-        )
+        b.seed("notion", notion_seed.workspace(f"u_{s.user_key}", s.name, s.email))
+        subscription = {
+            "subscription_id": "sub_cases",
+            "user_id": s.user_key,
+            "source": "legal_search",
+            "type": "policy_update",
+            "target": "labour-dispute judgments",
+            "condition_json": None,
+            "status": "active",
+            "created_at": "2025-06-01T00:00:00Z",
+            "updated_at": "2025-06-01T00:00:00Z",
+        }
+        b.seed("notification_hub", insert("notification_hub", "subscriptions", subscription))
         b.seed("legal_search", _law_sql())
         self._jobs(b, s)
         self._workspace(b, s, {p.name for p in probes})
@@ -521,21 +548,43 @@ class WorkplaceDispute(Family):
             ("job_base_3", "comp_base_2", s.city[0], s.category[0], s.min_salary - 600_000),
         ]
         posted = (s.kickoff - timedelta(days=10)).isoformat()
+        firms = [
+            {
+                "company_id": c,
+                "name": n,
+                "industry": "internet",
+                "size": "100-499",
+                "stage": None,
+                "city": s.city[0],
+                "intro": "company",
+                "rating": 4.0,
+            }
+            for c, n in companies
+        ]
+        resume = {
+            "resume_id": "res_1",
+            "user_id": s.user_key,
+            "name": s.name,
+            "headline": s.category[1],
+            "years_exp": 6,
+            "education": "bachelor",
+            "skills": None,
+            "summary": None,
+            "updated_at": posted,
+        }
         b.seed(
             "job_board",
-            "INSERT INTO companies (company_id, name, industry, size, stage, city, intro, rating) VALUES "
-            + ", ".join(
-                f"('{c}', '{n}', 'internet', '100-499', NULL, '{s.city[0]}', 'company', 4.0)" for c, n in companies
-            )
-            + ";\nINSERT INTO jobs (job_id, company_id, title, city, category, salary_min_minor, salary_max_minor, salary_months, "
-            "experience, education, jd, requirements, tags, status, posted_at) VALUES "
-            + ", ".join(
-                f"('{j}', '{c}', {q(s.category[1])}, '{city}', '{cat}', {sal - 400_000}, {sal}, 13, '3-5', 'bachelor', "
-                f"'岗位职责', '3-5年经验', '{cat}', 'open', '{posted}')"
-                for j, c, city, cat, sal in rows
-            )
-            + ";\nINSERT INTO resumes (resume_id, user_id, name, headline, years_exp, education, skills, summary, updated_at) "
-            f"VALUES ('res_1', '{s.user_key}', {q(s.name)}, {q(s.category[1])}, 6, 'bachelor', NULL, NULL, '{posted}');",
+            "\n".join(
+                [
+                    insert("job_board", "companies", *firms),
+                    insert(
+                        "job_board",
+                        "jobs",
+                        *(W.job_row(j, c, s.category[1], city, cat, sal, posted) for j, c, city, cat, sal in rows),
+                    ),
+                    insert("job_board", "resumes", resume),
+                ]
+            ),
         )
 
     def _workspace(self, b: TaskBuilder, s: WorkStory, names: set[str]) -> None:
@@ -962,26 +1011,40 @@ def _law_sql() -> str:
          "劳动合同约定按绩效考核调整岗位及薪酬，调整程序合法 (contract has a performance-based adjustment clause)",
          "调岗合理，驳回 (adjustment lawful; rejected)", "驳回", "调岗,绩效"),
     ]  # fmt: skip
-    return (
-        "INSERT INTO courts (court_id, name, level, region) VALUES ('court_sh1', '上海市第一中级人民法院', '中级法院', '上海'), "
-        "('court_sh2', '上海市第二中级人民法院', '中级法院', '上海');\n"
-        "INSERT INTO statutes (statute_id, name, short_name, issuer, effective_date, status, summary) VALUES "
-        "('st_labour', '中华人民共和国劳动法', '劳动法', '全国人民代表大会常务委员会', '1995-01-01', '现行有效', "
-        "'工作时间、工资 (Labour Law: working hours, wages)'), "
-        "('st_lcl', '中华人民共和国劳动合同法', '劳动合同法', '全国人民代表大会常务委员会', '2008-01-01', '现行有效', "
-        "'劳动合同的订立、履行和变更 (Labour Contract Law)'), "
-        "('st_old', '某市企业工资支付办法（2003）', '工资支付办法', '某市人民政府', '2003-05-01', '已废止', "
-        "'已废止 (repealed municipal wage rule)');\n"
-        "INSERT INTO statute_articles (article_id, statute_id, article_no, seq, heading, text) VALUES "
-        + ", ".join(f"('{a}', '{st}', '{no}', {seq}, '{h}', {q(t)})" for a, st, no, seq, h, t in arts)
-        + ";\nINSERT INTO cases (case_id, case_number, title, court_id, case_type, cause, judgment_date, parties, summary, "
-        "facts, reasoning, holding, ruling, outcome, keywords) VALUES "
-        + ", ".join(
-            f"('{cid}', '{no}', {q(t)}, '{'court_sh1' if 'fit' in cid else 'court_sh2'}', '劳动争议', {q(cause)}, "
-            f"'2024-11-20', '劳动者 诉 某公司', {q(summ)}, {q(summ)}, {q(summ)}, {q(hold)}, {q(hold)}, '{out}', {q(kw)})"
-            for cid, no, t, cause, summ, hold, out, kw in cases
-        )
-        + ";"
+    courts = [
+        {"court_id": "court_sh1", "name": "上海市第一中级人民法院", "level": "中级法院", "region": "上海"},
+        {"court_id": "court_sh2", "name": "上海市第二中级人民法院", "level": "中级法院", "region": "上海"},
+    ]
+    statutes = [
+        ("st_labour", "中华人民共和国劳动法", "劳动法", "全国人民代表大会常务委员会", "1995-01-01", "现行有效",
+         "工作时间、工资 (Labour Law: working hours, wages)"),
+        ("st_lcl", "中华人民共和国劳动合同法", "劳动合同法", "全国人民代表大会常务委员会", "2008-01-01", "现行有效",
+         "劳动合同的订立、履行和变更 (Labour Contract Law)"),
+        ("st_old", "某市企业工资支付办法（2003）", "工资支付办法", "某市人民政府", "2003-05-01", "已废止",
+         "已废止 (repealed municipal wage rule)"),
+    ]  # fmt: skip
+    keys = ("statute_id", "name", "short_name", "issuer", "effective_date", "status", "summary")
+    return "\n".join(
+        [
+            insert("legal_search", "courts", *courts),
+            insert("legal_search", "statutes", *(dict(zip(keys, row, strict=True)) for row in statutes)),
+            insert(
+                "legal_search",
+                "statute_articles",
+                *(
+                    {"article_id": a, "statute_id": st, "article_no": no, "seq": seq, "heading": h, "text": t}
+                    for a, st, no, seq, h, t in arts
+                ),
+            ),
+            insert(
+                "legal_search",
+                "cases",
+                *(
+                    W.case_row(cid, no, "court_sh1" if "fit" in cid else "court_sh2", "2024-11-20", case)
+                    for cid, no, *case in cases
+                ),
+            ),
+        ]
     )
 
 
