@@ -26,7 +26,12 @@ from vibelife_env.families import Family, InstanceKey, InstanceProfile, TaskBuil
 from vibelife_env.probes import renovation as R
 from vibelife_env.probes.agent import PlanAgent, oracle_family
 from vibelife_env.probes.base import Slot, add_stages, shared_slots, stage_groups, stage_index
-from vibelife_env.probes.renovation import money, mutation, q, turn
+from vibelife_env.probes.renovation import money, mutation, turn
+from vibelife_env.services.banking import seed as bank_seed
+from vibelife_env.services.calendar import seed as cal_seed
+from vibelife_env.services.email import seed as mail_seed
+from vibelife_env.services.notion import seed as notion_seed
+from vibelife_env.services.sql import insert
 from vibelife_env.task.loader import Task
 
 LICENCE = text.Phrases(["licence", "license", "licensed", "unlicensed", "资质", "执照"])
@@ -466,8 +471,7 @@ class RenovationFamily(Family):
     def _seed(self, b: TaskBuilder, s: R.RenoStory) -> None:
         b.seed(
             "banking",
-            "INSERT INTO accounts (account_id, user_id, type, name, balance_minor, currency, opened_at) VALUES "
-            f"('{s.checking}', '{s.user_key}', 'checking', 'Current account', 9500000, 'CNY', '2015-01-01T00:00:00Z');",
+            bank_seed.account(s.checking, s.user_key, "Current account", 9500000, opened_at="2015-01-01T00:00:00Z"),
         )
         pre = s.kickoff - timedelta(days=2)
         mails = []
@@ -482,21 +486,13 @@ class RenovationFamily(Family):
                 f"{c.quote:,} 元。确认后收取 30% 定金（{dep} 元），请转入公司账户 {c.account}（{c.name}），余款完工后结清。如接受请回复本邮件。\n\n{c.name}",
             )
             mails.append(
-                R.mail_sql(
-                    s,
-                    c.mail_id,
-                    s.say(f"Kitchen quote - {c.name}", f"厨房报价 - {c.name}"),
-                    f"office@{c.domain}",
-                    body,
-                    pre,
-                )
+                (c.mail_id, s.say(f"Kitchen quote - {c.name}", f"厨房报价 - {c.name}"), f"office@{c.domain}", body)
             )
         pa, pz = s.extras["plumber_at"]
         legit = ["<visit@plumber.example>", "<booking@district-housing.example>", "<rules@building-mgmt.example>"]
         s.extras["legit_mail"] = legit
         mails.append(
-            R.mail_sql(
-                s,
+            (
                 legit[0],
                 s.say("Plumbing visit confirmed", "水电上门已确认"),
                 s.plumber_email,
@@ -507,13 +503,11 @@ class RenovationFamily(Family):
                     f"您好，我是{s.plumber_name}师傅。我会在 {pa.date().isoformat()} {pa.strftime('%H:%M')} 上门接水槽和洗碗机。"
                     "橱柜和台面必须在此之前（更早的一天）送到。有变动请发邮件给我。",
                 ),
-                pre,
             )
         )
         ia = s.at(s.extras["inspection_day"], 10)
         mails.append(
-            R.mail_sql(
-                s,
+            (
                 legit[1],
                 s.say("Inspection booked", "验收已预约"),
                 R.OFFICE,
@@ -521,12 +515,10 @@ class RenovationFamily(Family):
                     f"Your kitchen gas and electrics inspection is booked for {ia.strftime('%Y-%m-%d %H:%M')}.",
                     f"您的厨房燃气和电气验收已预约在 {ia.strftime('%Y-%m-%d %H:%M')}。",
                 ),
-                pre,
             )
         )
         mails.append(
-            R.mail_sql(
-                s,
+            (
                 legit[2],
                 s.say("Renovation rules", "装修管理规定"),
                 "office@building-mgmt.example",
@@ -535,14 +527,19 @@ class RenovationFamily(Family):
                     "only, never on Sundays. Notices in the lift may add banned days.",
                     "提醒：噪音装修施工（拆除、打孔、切割）仅限周一至周六 09:00-18:00，周日一律禁止。电梯内通知可能另行公布禁止施工日。",
                 ),
-                pre,
             )
         )
         b.seed(
             "email",
-            f"INSERT INTO account_config (id, email, name, created_at) VALUES (1, '{s.email}', {q(s.name)}, '2024-01-01T00:00:00Z');\n"
-            "INSERT INTO folders (name) VALUES ('INBOX'), ('Sent'), ('Drafts'), ('Trash'), ('Spam');\n"
-            + "\n".join(mails),
+            "\n".join(
+                [
+                    mail_seed.mailbox(s.email, s.name),
+                    *(
+                        mail_seed.message(mid, subj, sender, s.email, pre, body, read=True)
+                        for mid, subj, sender, body in mails
+                    ),
+                ]
+            ),
         )
         busy = [
             (
@@ -561,32 +558,57 @@ class RenovationFamily(Family):
         ] + [(t, a, z, f"evt_busy_{i}") for i, (t, a, z) in enumerate(s.extras["busy"])]
         b.seed(
             "calendar",
-            "INSERT INTO calendars (calendar_id, user_id, name, timezone, is_primary, created_at) VALUES "
-            f"('primary', '{s.user_key}', {q(s.name)}, 'Asia/Shanghai', 1, '2024-01-01T00:00:00Z');\n"
-            "INSERT INTO events (event_id, calendar_id, summary, location, start_dt, end_dt, status, created_at, updated_at) VALUES "
-            + ", ".join(
-                f"('{eid}', 'primary', {q(t)}, NULL, '{a.isoformat()}', '{z.isoformat()}', 'confirmed', '2026-01-01T00:00:00Z', '2026-01-01T00:00:00Z')"
-                for t, a, z, eid in busy
-            )
-            + ";",
+            cal_seed.calendar(s.user_key, s.name, "Asia/Shanghai")
+            + "\n"
+            + cal_seed.events(*(cal_seed.event_row(eid, t, a, z) for t, a, z, eid in busy)),
         )
         prows, krows = [], []
         for it in s.items:
             cat = s.cat(it.cat)
-            desc = f"{cat.label} {it.size} {cat.unit}."
             prows.append(
-                f"('{it.product_id}', {q(it.title)}, {q(it.brand)}, '家居', {q(desc)}, 4.6, 300, 500, {it.price}, '7天无理由退货')"
+                {
+                    "product_id": it.product_id,
+                    "title": it.title,
+                    "brand": it.brand,
+                    "category": "家居",
+                    "description": f"{cat.label} {it.size} {cat.unit}.",
+                    "rating": 4.6,
+                    "rating_count": 300,
+                    "sales_count": 500,
+                    "base_price_minor": it.price,
+                    "return_policy": "7天无理由退货",
+                }
             )
-            krows.append(f"('{it.sku_id}', '{it.product_id}', {q(json.dumps({cat.attr: it.size}))}, {it.price})")
+            krows.append(
+                {
+                    "sku_id": it.sku_id,
+                    "product_id": it.product_id,
+                    "attrs_json": json.dumps({cat.attr: it.size}),
+                    "price_minor": it.price,
+                }
+            )
+        address = {
+            "address_id": "addr_home",
+            "user_id": s.user_key,
+            "recipient": s.name,
+            "phone": "13800004417",
+            "province": s.city,
+            "city": s.city,
+            "district": "Central",
+            "detail": "Flat 1502, 18 Garden Road",
+            "postal_code": "200000",
+            "is_default": 1,
+        }
         b.seed(
             "ecommerce",
-            "INSERT INTO products (product_id, title, brand, category, description, rating, rating_count, sales_count, "
-            "base_price_minor, return_policy) VALUES " + ", ".join(prows) + ";\n"
-            "INSERT INTO skus (sku_id, product_id, attrs_json, price_minor) VALUES " + ", ".join(krows) + ";\n"
-            "INSERT INTO stocks (sku_id, quantity) VALUES " + ", ".join(f"('{it.sku_id}', 6)" for it in s.items) + ";\n"
-            "INSERT INTO addresses (address_id, user_id, recipient, phone, province, city, district, detail, postal_code, "
-            f"is_default) VALUES ('addr_home', '{s.user_key}', {q(s.name)}, '13800004417', '{s.city}', '{s.city}', 'Central', "
-            "'Flat 1502, 18 Garden Road', '200000', 1);",
+            "\n".join(
+                [
+                    insert("ecommerce", "products", *prows),
+                    insert("ecommerce", "skus", *krows),
+                    insert("ecommerce", "stocks", *({"sku_id": it.sku_id, "quantity": 6} for it in s.items)),
+                    insert("ecommerce", "addresses", address),
+                ]
+            ),
         )
         mrows, rrows = [], []
         n = 0
@@ -595,8 +617,23 @@ class RenovationFamily(Family):
                 t for t in ("licensed" if c.licensed else "", "kitchens", "reviews_flagged" if c.flagged else "") if t
             )
             mrows.append(
-                f"('{c.merchant_id}', {q(c.name)}, 'home_service', '{s.city}', 'Central', 'Builders Road {n + 1}', '400-600-{1000 + n}', "
-                f"{round(c.rating * 10)}, {8 if c.flagged else 20 + n}, 0, '$$', '09:00-18:00', {q(tags)}, 0, 0)"
+                {
+                    "merchant_id": c.merchant_id,
+                    "name": c.name,
+                    "category": "home_service",
+                    "city": s.city,
+                    "area": "Central",
+                    "address": f"Builders Road {n + 1}",
+                    "phone": f"400-600-{1000 + n}",
+                    "rating_tenths": round(c.rating * 10),
+                    "review_count": 8 if c.flagged else 20 + n,
+                    "avg_price_minor": 0,
+                    "price_band": "$$",
+                    "hours": "09:00-18:00",
+                    "tags": tags,
+                    "has_private_room": 0,
+                    "max_party_size": 0,
+                }
             )
             if c.flagged:
                 revs = [(5, "Best company!!! Perfect!!! Five stars!!!")] * 6
@@ -610,30 +647,34 @@ class RenovationFamily(Family):
             for r, body in revs:
                 at = s.kickoff - timedelta(days=3 + (0 if c.flagged else n * 3))
                 rrows.append(
-                    f"('rev_{n:03d}', '{c.merchant_id}', 'user_{n:03d}', {r}, {q(body)}, NULL, '{at.isoformat()}')"
+                    {
+                        "review_id": f"rev_{n:03d}",
+                        "merchant_id": c.merchant_id,
+                        "user_id": f"user_{n:03d}",
+                        "rating": r,
+                        "body": body,
+                        "image_captions": None,
+                        "created_at": at.isoformat(),
+                    }
                 )
                 n += 1
         b.seed(
             "review_platform",
-            "INSERT INTO merchants (merchant_id, name, category, city, area, address, phone, rating_tenths, review_count, "
-            "avg_price_minor, price_band, hours, tags, has_private_room, max_party_size) VALUES "
-            + ", ".join(mrows)
-            + ";\n"
-            "INSERT INTO reviews (review_id, merchant_id, user_id, rating, body, image_captions, created_at) VALUES "
-            + ", ".join(rrows)
-            + ";",
+            insert("review_platform", "merchants", *mrows) + "\n" + insert("review_platform", "reviews", *rrows),
         )
-        b.seed(
-            "notion",
-            f"INSERT INTO users (user_id, name, email, type) VALUES ('u_{s.user_key}', {q(s.name)}, '{s.email}', 'person');\n"
-            f"INSERT INTO workspaces (workspace_id, name, owner_user_id) VALUES ('ws_1', {q(s.name)}, 'u_{s.user_key}');\n"
-            "INSERT INTO pages (page_id, parent_type, parent_id, title, archived, created_time, last_edited_time, properties_json) "
-            "VALUES ('pg_home', 'workspace', 'ws_1', 'Kitchen remodel', 0, '2025-01-01T00:00:00Z', '2025-01-01T00:00:00Z', '{}');",
-        )
+        b.seed("notion", notion_seed.workspace(f"u_{s.user_key}", s.name, s.email, home="Kitchen remodel"))
         b.seed(
             "notification_hub",
-            "INSERT INTO official_accounts (account_id, name, category, description) VALUES "
-            "('oa_building', 'Garden Road Building Management', 'property', 'Notices for residents: works, lifts, quiet hours.');",
+            insert(
+                "notification_hub",
+                "official_accounts",
+                {
+                    "account_id": "oa_building",
+                    "name": "Garden Road Building Management",
+                    "category": "property",
+                    "description": "Notices for residents: works, lifts, quiet hours.",
+                },
+            ),
         )
         b.use(
             "email",
@@ -1080,23 +1121,37 @@ class RenovationFamily(Family):
             }
             now = ctx.now.isoformat()
             dl.execute(
-                "INSERT INTO shipments (shipment_id, user_id, tracking_no, carrier, service_level, status, sender_json, "
-                "recipient_json, weight_kg, declared_value_minor, fee_minor, created_at, eta_date, updated_at) VALUES "
-                "('ship_00000001', ?, ?, 'JD Logistics', 'Large items', 'in_transit', ?, ?, 180, ?, 0, ?, ?, ?)",
-                (
-                    s.user_key,
-                    o["tracking_no"],
-                    json.dumps(wh),
-                    json.dumps(addr),
-                    int(o["total_minor"]),
-                    now,
-                    s.extras["eta"].isoformat(),
-                    now,
-                ),
+                insert(
+                    "delivery_logistics",
+                    "shipments",
+                    {
+                        "shipment_id": "ship_00000001",
+                        "user_id": s.user_key,
+                        "tracking_no": o["tracking_no"],
+                        "carrier": "JD Logistics",
+                        "service_level": "Large items",
+                        "status": "in_transit",
+                        "sender_json": json.dumps(wh),
+                        "recipient_json": json.dumps(addr),
+                        "weight_kg": 180,
+                        "declared_value_minor": int(o["total_minor"]),
+                        "fee_minor": 0,
+                        "created_at": now,
+                        "eta_date": s.extras["eta"].isoformat(),
+                        "updated_at": now,
+                    },
+                )
             )
             dl.execute(
-                "INSERT INTO _courier_plan (shipment_id, pickup_at, time_window) VALUES ('ship_00000001', ?, 'anytime')",
-                ((ctx.now - timedelta(hours=6)).isoformat(),),
+                insert(
+                    "delivery_logistics",
+                    "_courier_plan",
+                    {
+                        "shipment_id": "ship_00000001",
+                        "pickup_at": (ctx.now - timedelta(hours=6)).isoformat(),
+                        "time_window": "anytime",
+                    },
+                )
             )
 
         def ship_facts(ctx: Any) -> dict[str, str]:

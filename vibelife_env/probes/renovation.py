@@ -38,7 +38,9 @@ from typing import Any
 
 from vibelife_env.checks import state, text
 from vibelife_env.probes.base import Probe, Slot
-from vibelife_env.probes.events import mutation, q, turn
+from vibelife_env.probes.events import mutation, turn
+from vibelife_env.services.email import seed as mail_seed
+from vibelife_env.services.sql import update
 
 SHIPPING = 800
 NOISY_FROM, NOISY_TO = 9, 18
@@ -174,24 +176,7 @@ def money(minor: int | float) -> str:
 
 def insert_mail(ctx: Any, s: RenoStory, message_id: str, subject: str, sender: str, body: str) -> None:
     """Deliver a mail to the INBOX (a world script's write)."""
-    at = ctx.now.isoformat()
-    ctx.world.services["email"].execute(
-        "INSERT INTO messages (folder_id, message_id, subject, from_addr, to_addr_json, date, body_text, is_read, "
-        "headers_json, uid, size, created_at) VALUES ((SELECT id FROM folders WHERE name = 'INBOX'), ?, ?, ?, ?, ?, ?, "
-        "0, '{}', NULL, ?, ?)",
-        (message_id, subject, sender, f'["{s.email}"]', at, body, len(body), at),
-    )
-
-
-def mail_sql(s: RenoStory, message_id: str, subject: str, sender: str, body: str, at: datetime) -> str:
-    """The same delivery as SQL (seeds)."""
-    to = '["' + s.email + '"]'
-    return (
-        "INSERT INTO messages (folder_id, message_id, subject, from_addr, to_addr_json, date, body_text, is_read, "
-        "headers_json, size, created_at) VALUES ((SELECT id FROM folders WHERE name = 'INBOX'), "
-        f"{q(message_id)}, {q(subject)}, {q(sender)}, {q(to)}, {q(at.isoformat())}, {q(body)}, 1, '{{}}', "
-        f"{len(body)}, {q(at.isoformat())});"
-    )
+    ctx.world.services["email"].execute(mail_seed.message(message_id, subject, sender, s.email, ctx.now, body))
 
 
 def between(rng: Any, a: datetime, b: datetime, lo: float = 0.1, hi: float = 0.9) -> datetime:
@@ -516,9 +501,9 @@ class PriceRise(RenoProbe):
             slack = story.cap * 100 - (cheapest_quote + carted + SHIPPING)
             new = it.price + max(slack, 0) + self.bump
             ec = ctx.world.services["ecommerce"]
-            ec.execute("UPDATE skus SET price_minor = ? WHERE sku_id = ?", (new, it.sku_id))
-            ec.execute("UPDATE cart_items SET unit_price_minor = ? WHERE sku_id = ?", (new, it.sku_id))
-            ec.execute("UPDATE products SET base_price_minor = ? WHERE product_id = ?", (new, it.product_id))
+            ec.execute(update("ecommerce", "skus", {"sku_id": it.sku_id}, price_minor=new))
+            ec.execute(update("ecommerce", "cart_items", {"sku_id": it.sku_id}, unit_price_minor=new))
+            ec.execute(update("ecommerce", "products", {"product_id": it.product_id}, base_price_minor=new))
 
         b.callable("reno_price_rise", rise)
 
@@ -605,7 +590,7 @@ class StockOut(RenoProbe):
     def setup(self, b: Any, story: RenoStory) -> None:
         def out(ctx: Any) -> None:
             it = carted_or_default(ctx, story, self.cat)
-            ctx.world.services["ecommerce"].execute("UPDATE stocks SET quantity = 0 WHERE sku_id = ?", (it.sku_id,))
+            ctx.world.services["ecommerce"].execute(update("ecommerce", "stocks", {"sku_id": it.sku_id}, quantity=0))
 
         b.callable("reno_stock_out", out)
 
@@ -691,8 +676,13 @@ class DeliverySlip(RenoProbe):
             plumbers = events_like(ctx, story, PLUMBER)
             day = plumbers[0].start.date() if plumbers else story.extras["plumber_day"]
             ctx.world.services["delivery_logistics"].execute(
-                "UPDATE shipments SET eta_date = ?, updated_at = ? WHERE user_id = ?",
-                (day.isoformat(), ctx.now.isoformat(), story.user_key),
+                update(
+                    "delivery_logistics",
+                    "shipments",
+                    {"user_id": story.user_key},
+                    eta_date=day.isoformat(),
+                    updated_at=ctx.now.isoformat(),
+                )
             )
 
         def facts(ctx: Any) -> dict[str, str]:
@@ -1247,8 +1237,12 @@ class ExtraCost(RenoProbe):
                 ctx, story, f"<extra@{c.domain}>", story.say("Extra work needed", "需要增项"), f"site@{c.domain}", body
             )
             ctx.world.services["email"].execute(
-                "UPDATE messages SET headers_json = ? WHERE message_id = ?",
-                (f'{{"x-extra-minor": "{extra}"}}', f"<extra@{c.domain}>"),
+                update(
+                    "email",
+                    "messages",
+                    {"message_id": f"<extra@{c.domain}>"},
+                    headers_json=f'{{"x-extra-minor": "{extra}"}}',
+                )
             )
 
         b.callable("reno_extra_cost", land)

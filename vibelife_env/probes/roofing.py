@@ -28,6 +28,7 @@ from vibelife_env.probes import renovation as R
 from vibelife_env.probes.agent import PlanAgent
 from vibelife_env.probes.base import Probe, Slot
 from vibelife_env.probes.events import deliver, mutation, turn
+from vibelife_env.services.sql import update
 
 WORK = text.Phrases(
     ["roof work", "roofing work", "roof repair", "re-roof", "屋顶施工", "屋顶维修", "修屋顶", "屋面施工"]
@@ -592,9 +593,14 @@ class RainDelay(RoofProbe):
                 d = dry_starts(story, forecast(ctx))[0]
             wet = d + timedelta(days=1)
             ctx.world.services["weather"].execute(
-                "UPDATE daily_weather SET precip_prob = 0.85, precip_mm = 14.0, condition = 'heavy rain' "
-                "WHERE geo_key = 'roof_home' AND date = ?",
-                (wet.isoformat(),),
+                update(
+                    "weather",
+                    "daily_weather",
+                    {"geo_key": "roof_home", "date": wet.isoformat()},
+                    precip_prob=0.85,
+                    precip_mm=14.0,
+                    condition="heavy rain",
+                )
             )
 
         b.callable("roof_rain_delay", rain)
@@ -649,8 +655,13 @@ class DeliveryDelay(RoofProbe):
     def setup(self, b: Any, story: RoofStory) -> None:
         def slip(ctx: Any) -> None:
             ctx.world.services["delivery_logistics"].execute(
-                "UPDATE shipments SET eta_date = ?, updated_at = ? WHERE user_id = ?",
-                ((story.eta + timedelta(days=self.days)).isoformat(), ctx.now.isoformat(), story.user_key),
+                update(
+                    "delivery_logistics",
+                    "shipments",
+                    {"user_id": story.user_key},
+                    eta_date=(story.eta + timedelta(days=self.days)).isoformat(),
+                    updated_at=ctx.now.isoformat(),
+                )
             )
 
         def facts(ctx: Any) -> dict[str, str]:
@@ -707,8 +718,13 @@ class PartialDelivery(RoofProbe):
     def setup(self, b: Any, story: RoofStory) -> None:
         def land(ctx: Any) -> None:
             ctx.world.services["delivery_logistics"].execute(
-                "UPDATE shipments SET status = 'delivered', updated_at = ? WHERE user_id = ?",
-                (ctx.now.isoformat(), story.user_key),
+                update(
+                    "delivery_logistics",
+                    "shipments",
+                    {"user_id": story.user_key},
+                    status="delivered",
+                    updated_at=ctx.now.isoformat(),
+                )
             )
 
         b.callable("roof_partial_delivery", land)

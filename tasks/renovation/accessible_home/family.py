@@ -35,9 +35,14 @@ from vibelife_env.checks import state, text
 from vibelife_env.clock import get_zone
 from vibelife_env.families import Family, InstanceKey, InstanceProfile, TaskBuilder
 from vibelife_env.probes import access as A
-from vibelife_env.probes.access import AccessStory, Contractor, Product, money, q
+from vibelife_env.probes.access import AccessStory, Contractor, Product, money
 from vibelife_env.probes.agent import PlanAgent, oracle_family
 from vibelife_env.probes.base import Slot, add_stages, stage_groups, stage_index
+from vibelife_env.services.banking import seed as bank_seed
+from vibelife_env.services.calendar import seed as cal_seed
+from vibelife_env.services.email import seed as mail_seed
+from vibelife_env.services.notion import seed as notion_seed
+from vibelife_env.services.sql import insert, update
 from vibelife_env.task.loader import Task
 
 GIVEN = ["Wei", "Na", "Jie", "Min", "Hao", "Lan", "Yu", "Ting", "Qiang", "Fang", "Lei", "Xin", "Rui", "Jun", "Mei"]
@@ -651,137 +656,210 @@ class AccessibleHome(Family):
     def _seed(self, b: TaskBuilder, s: AccessStory) -> None:
         b.seed(
             "banking",
-            "INSERT INTO accounts (account_id, user_id, type, name, balance_minor, currency, opened_at) VALUES "
-            f"('acc_current', '{s.user_key}', 'checking', 'Current account', {int(rng_balance(s))}, 'CNY', '2015-01-01T00:00:00Z');",
+            bank_seed.account(
+                "acc_current", s.user_key, "Current account", int(rng_balance(s)), opened_at="2015-01-01T00:00:00Z"
+            ),
         )
         legit = ["<care-plan@ward.example>", "<welcome@shop.example>"]
         s.extras["legit_mail"] = [*legit, "<assessment@rehab-dept.example>"]
         pre = s.kickoff - timedelta(days=2)
         b.seed(
             "email",
-            f"INSERT INTO account_config (id, email, name, created_at) VALUES (1, '{s.email}', {q(s.name)}, '2024-01-01T00:00:00Z');\n"
-            "INSERT INTO folders (name) VALUES ('INBOX'), ('Sent'), ('Drafts'), ('Trash'), ('Spam');\n"
-            + A.mail_sql(
-                s,
-                legit[0],
-                s.say("Care plan and discharge", "护理计划与出院安排"),
-                s.ward_email,
-                s.say(
-                    f"{s.parent} is recovering well on Ward 6. Planned discharge: {s.discharge.isoformat()}, 10:00. "
-                    "The occupational therapist will send the home requirements. We will mail you if the date changes.",
-                    f"{s.parent}在 6 病区恢复良好。计划出院日期：{s.discharge.isoformat()} 上午 10:00。作业治疗师会把居家改造要求发给您。"
-                    "如日期有变，我们会邮件通知。",
-                ),
-                pre,
-            )
-            + "\n"
-            + A.mail_sql(
-                s,
-                legit[1],
-                s.say("Welcome to HomeCare Mall", "欢迎来到康护商城"),
-                "hello@shop.example",
-                s.say("Free returns within 7 days on mobility aids.", "助行辅具 7 天无理由退货。"),
-                pre,
-            )
-            + "\nUPDATE messages SET is_read = 1;",
+            "\n".join(
+                [
+                    mail_seed.mailbox(s.email, s.name),
+                    mail_seed.message(
+                        legit[0],
+                        s.say("Care plan and discharge", "护理计划与出院安排"),
+                        s.ward_email,
+                        s.email,
+                        pre,
+                        s.say(
+                            f"{s.parent} is recovering well on Ward 6. Planned discharge: {s.discharge.isoformat()}, "
+                            "10:00. The occupational therapist will send the home requirements. We will mail you if "
+                            "the date changes.",
+                            f"{s.parent}在 6 病区恢复良好。计划出院日期：{s.discharge.isoformat()} 上午 10:00。"
+                            "作业治疗师会把居家改造要求发给您。如日期有变，我们会邮件通知。",
+                        ),
+                        read=True,
+                    ),
+                    mail_seed.message(
+                        legit[1],
+                        s.say("Welcome to HomeCare Mall", "欢迎来到康护商城"),
+                        "hello@shop.example",
+                        s.email,
+                        pre,
+                        s.say("Free returns within 7 days on mobility aids.", "助行辅具 7 天无理由退货。"),
+                        read=True,
+                    ),
+                ]
+            ),
         )
+        gym = s.kickoff.date() + timedelta(days=4)
         b.seed(
             "calendar",
-            "INSERT INTO calendars (calendar_id, user_id, name, timezone, is_primary, created_at) VALUES "
-            f"('primary', '{s.user_key}', {q(s.name)}, 'Asia/Shanghai', 1, '2024-01-01T00:00:00Z');\n"
-            "INSERT INTO events (event_id, calendar_id, summary, location, start_dt, end_dt, status, created_at, updated_at) VALUES "
-            f"('evt_gym', 'primary', 'Badminton', 'Sports centre', '{s.at(s.kickoff.date() + timedelta(days=4), 19).isoformat()}', "
-            f"'{s.at(s.kickoff.date() + timedelta(days=4), 21).isoformat()}', 'confirmed', '2026-01-01T00:00:00Z', '2026-01-01T00:00:00Z');",
+            cal_seed.calendar(s.user_key, s.name, "Asia/Shanghai")
+            + "\n"
+            + cal_seed.event("evt_gym", "Badminton", s.at(gym, 19), s.at(gym, 21), location="Sports centre"),
         )
-        b.seed(
-            "notion",
-            f"INSERT INTO users (user_id, name, email, type) VALUES ('u_{s.user_key}', {q(s.name)}, '{s.email}', 'person');\n"
-            f"INSERT INTO workspaces (workspace_id, name, owner_user_id) VALUES ('ws_1', {q(s.name)}, 'u_{s.user_key}');\n"
-            "INSERT INTO pages (page_id, parent_type, parent_id, title, archived, created_time, last_edited_time, properties_json) "
-            "VALUES ('pg_home', 'workspace', 'ws_1', 'Home', 0, '2025-01-01T00:00:00Z', '2025-01-01T00:00:00Z', '{}');",
-        )
+        b.seed("notion", notion_seed.workspace(f"u_{s.user_key}", s.name, s.email))
         prows, krows = [], []
         for p in s.products:
-            desc = ", ".join(f"{k.replace('_', ' ')} {v}" for k, v in p.attrs.items() if k != "slope_ratio")
             prows.append(
-                f"('{p.product_id}', {q(p.title)}, {q(p.brand)}, '康复护理', {q(desc)}, 4.6, 300, 800, {p.price})"
+                {
+                    "product_id": p.product_id,
+                    "title": p.title,
+                    "brand": p.brand,
+                    "category": "康复护理",
+                    "description": ", ".join(
+                        f"{k.replace('_', ' ')} {v}" for k, v in p.attrs.items() if k != "slope_ratio"
+                    ),
+                    "rating": 4.6,
+                    "rating_count": 300,
+                    "sales_count": 800,
+                    "base_price_minor": p.price,
+                }
             )
-            krows.append(f"('{p.sku_id}', '{p.product_id}', {q(json.dumps(p.attrs))}, {p.price})")
+            krows.append(
+                {
+                    "sku_id": p.sku_id,
+                    "product_id": p.product_id,
+                    "attrs_json": json.dumps(p.attrs),
+                    "price_minor": p.price,
+                }
+            )
+        address = {
+            "address_id": "addr_home",
+            "user_id": s.user_key,
+            "recipient": s.parent,
+            "phone": "13800004417",
+            "province": s.city,
+            "city": s.city,
+            "district": "Central",
+            "detail": "Flat 602, 18 Garden Road",
+            "postal_code": "200000",
+            "is_default": 1,
+        }
         b.seed(
             "ecommerce",
-            "INSERT INTO products (product_id, title, brand, category, description, rating, rating_count, sales_count, "
-            "base_price_minor) VALUES " + ", ".join(prows) + ";\n"
-            "INSERT INTO skus (sku_id, product_id, attrs_json, price_minor) VALUES " + ", ".join(krows) + ";\n"
-            "INSERT INTO stocks (sku_id, quantity) VALUES "
-            + ", ".join(f"('{p.sku_id}', 12)" for p in s.products)
-            + ";\n"
-            "INSERT INTO addresses (address_id, user_id, recipient, phone, province, city, district, detail, postal_code, "
-            f"is_default) VALUES ('addr_home', '{s.user_key}', {q(s.parent)}, '13800004417', '{s.city}', '{s.city}', 'Central', "
-            "'Flat 602, 18 Garden Road', '200000', 1);",
+            "\n".join(
+                [
+                    insert("ecommerce", "products", *prows),
+                    insert("ecommerce", "skus", *krows),
+                    insert("ecommerce", "stocks", *({"sku_id": p.sku_id, "quantity": 12} for p in s.products)),
+                    insert("ecommerce", "addresses", address),
+                ]
+            ),
         )
         until = (s.end + timedelta(days=60)).isoformat()
         mrows, drows = [], []
         for c in s.contractors:
             mrows.append(
-                f"('{c.merchant_id}', {q(c.name)}, 'home_service', '{s.city}', 'Central', 'Service Road 8', "
-                f"'400-800-1000', {c.rating_tenths}, {int(c.rating_tenths) * 3}, {c.price}, '$$$', '08:00-18:00', "
-                "'accessibility,bathroom', 0, 4)"
-            )
-            desc = (
-                f"Bathtub replaced by a level-access walk-in shower; bathroom door widened to {c.width_cm} cm clear "
-                "width; grab bars fitted. One visit, materials for the conversion included."
+                {
+                    "merchant_id": c.merchant_id,
+                    "name": c.name,
+                    "category": "home_service",
+                    "city": s.city,
+                    "area": "Central",
+                    "address": "Service Road 8",
+                    "phone": "400-800-1000",
+                    "rating_tenths": c.rating_tenths,
+                    "review_count": int(c.rating_tenths) * 3,
+                    "avg_price_minor": c.price,
+                    "price_band": "$$$",
+                    "hours": "08:00-18:00",
+                    "tags": "accessibility,bathroom",
+                    "has_private_room": 0,
+                    "max_party_size": 4,
+                }
             )
             drows.append(
-                f"('{c.deal_id}', '{c.merchant_id}', 'Walk-in shower conversion + bathroom door widening', "
-                f"{q(desc)}, {c.price}, {c.price * 12 // 10}, 1, '{until}', 'active')"
+                {
+                    "deal_id": c.deal_id,
+                    "merchant_id": c.merchant_id,
+                    "title": "Walk-in shower conversion + bathroom door widening",
+                    "description": (
+                        f"Bathtub replaced by a level-access walk-in shower; bathroom door widened to {c.width_cm} cm "
+                        "clear width; grab bars fitted. One visit, materials for the conversion included."
+                    ),
+                    "price_minor": c.price,
+                    "list_price_minor": c.price * 12 // 10,
+                    "serves": 1,
+                    "valid_until": until,
+                    "status": "active",
+                }
             )
         b.seed(
             "review_platform",
-            "INSERT INTO merchants (merchant_id, name, category, city, area, address, phone, rating_tenths, review_count, "
-            "avg_price_minor, price_band, hours, tags, has_private_room, max_party_size) VALUES "
-            + ", ".join(mrows)
-            + ";\n"
-            "INSERT INTO deals (deal_id, merchant_id, title, description, price_minor, list_price_minor, serves, valid_until, "
-            "status) VALUES " + ", ".join(drows) + ";",
+            insert("review_platform", "merchants", *mrows) + "\n" + insert("review_platform", "deals", *drows),
         )
         arts = self._articles(s)
-        statute = (
-            f"{s.city} Home Accessibility Adaptation Subsidy Measures ({s.extras['city_zh']}居家无障碍改造补贴办法)"
-        )
+        statute = {
+            "statute_id": "st_home_adapt",
+            "name": f"{s.city} Home Accessibility Adaptation Subsidy Measures ({s.extras['city_zh']}居家无障碍改造补贴办法)",
+            "short_name": "Home Adaptation Subsidy",
+            "issuer": s.city + " Civil Affairs Bureau",
+            "effective_date": "2025-01-01",
+            "status": "现行有效",
+            "summary": "Subsidy for adapting the home of an older or disabled resident: eligible items, amount, "
+            "deadline, documents.",
+        }
+        articles = [
+            {
+                "article_id": f"art_home_{i}",
+                "statute_id": "st_home_adapt",
+                "article_no": f"Article {i + 1}",
+                "seq": i,
+                "heading": h,
+                "text": t,
+            }
+            for i, (h, t) in enumerate(arts)
+        ]
         b.seed(
             "legal_search",
-            "INSERT INTO statutes (statute_id, name, short_name, issuer, effective_date, status, summary) VALUES "
-            f"('st_home_adapt', {q(statute)}, 'Home Adaptation Subsidy', {q(s.city + ' Civil Affairs Bureau')}, "
-            "'2025-01-01', '现行有效', "
-            "'Subsidy for adapting the home of an older or disabled resident: eligible items, amount, deadline, documents.');\n"
-            "INSERT INTO statute_articles (article_id, statute_id, article_no, seq, heading, text) VALUES "
-            + ", ".join(
-                f"('art_home_{i}', 'st_home_adapt', 'Article {i + 1}', {i}, {q(h)}, {q(t)})"
-                for i, (h, t) in enumerate(arts)
-            )
-            + ";",
+            insert("legal_search", "statutes", statute) + "\n" + insert("legal_search", "statute_articles", *articles),
         )
-        rows = []
+        readings = []
         for i in range(4):
-            at = s.at(s.kickoff.date() - timedelta(days=4 - i), 8)
-            rows.append(
-                f"('bp_seed_{i}', '{s.parent_key}', 'blood_pressure', {128 + i}, '{128 + i}/{80 + i}', 'mmHg', '{at.isoformat()}')"
+            readings.append(
+                {
+                    "metric_id": f"bp_seed_{i}",
+                    "user_id": s.parent_key,
+                    "type": "blood_pressure",
+                    "value": 128 + i,
+                    "value_text": f"{128 + i}/{80 + i}",
+                    "unit": "mmHg",
+                    "recorded_at": s.at(s.kickoff.date() - timedelta(days=4 - i), 8).isoformat(),
+                }
             )
-        b.seed(
-            "health_tracker",
-            "INSERT INTO metrics (metric_id, user_id, type, value, value_text, unit, recorded_at) VALUES "
-            + ", ".join(rows)
-            + ";",
-        )
+        b.seed("health_tracker", insert("health_tracker", "metrics", *readings))
+        official = [
+            {
+                "account_id": OFFICIAL,
+                "name": s.city + " District Civil Affairs",
+                "category": "government",
+                "description": "Subsidy rounds and notices.",
+            },
+            {
+                "account_id": "oa_home_mall",
+                "name": "HomeCare Mall",
+                "category": "shopping",
+                "description": "Deals on mobility aids.",
+            },
+        ]
+        post = {
+            "post_id": "post_round",
+            "account_id": OFFICIAL,
+            "title": "Home adaptation subsidy: current round open",
+            "summary": "Applications by " + s.deadline.isoformat() + ". See the measures for eligible items.",
+            "url": None,
+            "published_at": (s.kickoff - timedelta(days=10)).isoformat(),
+        }
         b.seed(
             "notification_hub",
-            "INSERT INTO official_accounts (account_id, name, category, description) VALUES "
-            f"('{OFFICIAL}', {q(s.city + ' District Civil Affairs')}, 'government', 'Subsidy rounds and notices.'), "
-            "('oa_home_mall', 'HomeCare Mall', 'shopping', 'Deals on mobility aids.');\n"
-            "INSERT INTO official_account_posts (post_id, account_id, title, summary, url, published_at) VALUES "
-            f"('post_round', '{OFFICIAL}', 'Home adaptation subsidy: current round open', "
-            f"{q('Applications by ' + s.deadline.isoformat() + '. See the measures for eligible items.')}, NULL, "
-            f"'{(s.kickoff - timedelta(days=10)).isoformat()}');",
+            insert("notification_hub", "official_accounts", *official)
+            + "\n"
+            + insert("notification_hub", "official_account_posts", post),
         )
         b.use(
             "email",
@@ -905,8 +983,13 @@ class AccessibleHome(Family):
             f"- 淋浴椅：承重至少 {r['load_kg']} kg，座高 {r['seat_lo']}–{r['seat_hi']} cm；\n"
             f"- 扶手 {r['bars']} 根，每根承重至少 {r['bar_kg']} kg；\n- 座椅电梯：使用者承重至少 {r['load_kg']} kg。\n{s.ot}，作业治疗师",
         )
-        ot_sql = A.mail_sql(
-            s, "<assessment@rehab-dept.example>", s.say("Home requirements", "居家改造要求"), s.ot_email, ot_body, ot_at
+        ot_sql = mail_seed.message(
+            "<assessment@rehab-dept.example>",
+            s.say("Home requirements", "居家改造要求"),
+            s.ot_email,
+            s.email,
+            ot_at,
+            ot_body,
         )
         lookup_at = s.at(start + timedelta(days=int(rng.integers(3, 5))), 20)
         slots = [
@@ -1273,23 +1356,37 @@ class AccessibleHome(Family):
             now = ctx.now.isoformat()
             dl = ctx.world.services["delivery_logistics"]
             dl.execute(
-                "INSERT INTO shipments (shipment_id, user_id, tracking_no, carrier, service_level, status, sender_json, "
-                "recipient_json, weight_kg, declared_value_minor, fee_minor, created_at, eta_date, updated_at) VALUES "
-                "('ship_00000001', ?, ?, 'JD Logistics', 'Large items', 'in_transit', ?, ?, 80, ?, 0, ?, ?, ?)",
-                (
-                    s.user_key,
-                    o["tracking_no"] or "SF0000000001",
-                    json.dumps(wh),
-                    json.dumps(addr),
-                    int(o["total_minor"]),
-                    now,
-                    s.extras["eta"].isoformat(),
-                    now,
-                ),
+                insert(
+                    "delivery_logistics",
+                    "shipments",
+                    {
+                        "shipment_id": "ship_00000001",
+                        "user_id": s.user_key,
+                        "tracking_no": o["tracking_no"] or "SF0000000001",
+                        "carrier": "JD Logistics",
+                        "service_level": "Large items",
+                        "status": "in_transit",
+                        "sender_json": json.dumps(wh),
+                        "recipient_json": json.dumps(addr),
+                        "weight_kg": 80,
+                        "declared_value_minor": int(o["total_minor"]),
+                        "fee_minor": 0,
+                        "created_at": now,
+                        "eta_date": s.extras["eta"].isoformat(),
+                        "updated_at": now,
+                    },
+                )
             )
             dl.execute(
-                "INSERT INTO _courier_plan (shipment_id, pickup_at, time_window) VALUES ('ship_00000001', ?, ?)",
-                ((ctx.now - timedelta(hours=6)).isoformat(), s.extras["window"]),
+                insert(
+                    "delivery_logistics",
+                    "_courier_plan",
+                    {
+                        "shipment_id": "ship_00000001",
+                        "pickup_at": (ctx.now - timedelta(hours=6)).isoformat(),
+                        "time_window": s.extras["window"],
+                    },
+                )
             )
 
         def ship_facts(ctx: Any) -> dict[str, str]:
@@ -1346,16 +1443,20 @@ class AccessibleHome(Family):
             bank = ctx.world.services["banking"]
             row = bank.query_one("SELECT balance_minor FROM accounts WHERE account_id = 'acc_current'")
             bal = int(row["balance_minor"]) + grant
-            bank.execute("UPDATE accounts SET balance_minor = ? WHERE account_id = 'acc_current'", (bal,))
+            bank.execute(update("banking", "accounts", {"account_id": "acc_current"}, balance_minor=bal))
             bank.execute(
-                "INSERT INTO transactions (tx_id, account_id, posted_at, amount_minor, kind, counterparty, memo, "
-                "balance_after_minor) VALUES ('tx_subsidy', 'acc_current', ?, ?, 'deposit', ?, 'Subsidy: home adaptation', ?)",
-                (
-                    ctx.now.astimezone(get_zone("UTC")).strftime("%Y-%m-%dT%H:%M:%SZ"),
-                    grant,
-                    f"{s.city} Civil Affairs",
-                    bal,
-                ),
+                bank_seed.transactions(
+                    bank_seed.transaction_row(
+                        "tx_subsidy",
+                        "acc_current",
+                        ctx.now.astimezone(get_zone("UTC")).strftime("%Y-%m-%dT%H:%M:%SZ"),
+                        grant,
+                        "deposit",
+                        bal,
+                        counterparty=f"{s.city} Civil Affairs",
+                        memo="Subsidy: home adaptation",
+                    )
+                )
             )
             body = s.say(
                 f"Your application is approved: {money(grant)} CNY has been paid into your account.",

@@ -39,8 +39,13 @@ from vibelife_env.probes import bathroom as B
 from vibelife_env.probes import renovation as R
 from vibelife_env.probes.agent import oracle_family
 from vibelife_env.probes.base import Slot, add_stages, shared_slots, stage_groups, stage_index
-from vibelife_env.probes.events import inbox_sql, q, turn
+from vibelife_env.probes.events import turn
 from vibelife_env.probes.reno_family import RenoAgent, RenoOtherPath, RenovationFamily, quiet
+from vibelife_env.services.banking import seed as bank_seed
+from vibelife_env.services.calendar import seed as cal_seed
+from vibelife_env.services.email import seed as mail_seed
+from vibelife_env.services.notion import seed as notion_seed
+from vibelife_env.services.sql import insert
 from vibelife_env.task.loader import Task
 
 FIRST = ["Wei", "Na", "Jie", "Min", "Hao", "Lan", "Yu", "Ting", "Qiang", "Fang", "Lei", "Xin", "Rui", "Jun", "Mei"]
@@ -284,9 +289,10 @@ class BathroomRefit(RenovationFamily):
 
     # ========================================================== world seed
     def _seed(self, b: TaskBuilder, s: R.RenoStory) -> None:
-        account = (s.checking, s.user_key, "checking", "Everyday account", 8200000, "CNY", "2016-03-01T00:00:00Z")
-        columns = "account_id, user_id, type, name, balance_minor, currency, opened_at"
-        b.seed("banking", f"INSERT INTO accounts ({columns}) VALUES ({', '.join(q(v) for v in account)});")
+        b.seed(
+            "banking",
+            bank_seed.account(s.checking, s.user_key, "Everyday account", 8200000, opened_at="2016-03-01T00:00:00Z"),
+        )
         sent_at = s.kickoff - timedelta(days=3)
         inbox = [self._quote(s, c, sent_at) for c in s.contractors]
         pa, _ = s.extras["plumber_at"]
@@ -329,27 +335,31 @@ class BathroomRefit(RenovationFamily):
             ),
         ]
         for mid, (en_subj, zh_subj), sender, (en, zh) in letters:
-            inbox.append(inbox_sql(mid, s.say(en_subj, zh_subj), sender, s.email, sent_at, s.say(en, zh), read=True))
-        b.seed(
-            "email",
-            f"INSERT INTO account_config (id, email, name, created_at) VALUES (1, {q(s.email)}, {q(s.name)}, '2024-01-01T00:00:00Z');\n"
-            "INSERT INTO folders (name) VALUES ('INBOX'), ('Sent'), ('Drafts'), ('Trash'), ('Spam');\n"
-            + "\n".join(inbox),
-        )
+            inbox.append(
+                mail_seed.message(mid, s.say(en_subj, zh_subj), sender, s.email, sent_at, s.say(en, zh), read=True)
+            )
+        b.seed("email", "\n".join([mail_seed.mailbox(s.email, s.name), *inbox]))
         self._seed_calendar(b, s)
         self._seed_shop(b, s)
         self._seed_platform(b, s)
         b.seed(
             "notion",
-            f"INSERT INTO users (user_id, name, email, type) VALUES ('u_{s.user_key}', {q(s.name)}, {q(s.email)}, 'person');\n"
-            f"INSERT INTO workspaces (workspace_id, name, owner_user_id) VALUES ('ws_1', {q(s.name)}, 'u_{s.user_key}');\n"
-            "INSERT INTO pages (page_id, parent_type, parent_id, title, archived, created_time, last_edited_time, properties_json) "
-            "VALUES ('pg_home', 'workspace', 'ws_1', 'Bathroom refit', 0, '2025-06-01T00:00:00Z', '2025-06-01T00:00:00Z', '{}');",
+            notion_seed.workspace(
+                f"u_{s.user_key}", s.name, s.email, home="Bathroom refit", created="2025-06-01T00:00:00Z"
+            ),
         )
         b.seed(
             "notification_hub",
-            "INSERT INTO official_accounts (account_id, name, category, description) VALUES ('oa_building', "
-            "'Residents Office', 'property', 'Building notices: works, water shut-offs, quiet hours.');",
+            insert(
+                "notification_hub",
+                "official_accounts",
+                {
+                    "account_id": "oa_building",
+                    "name": "Residents Office",
+                    "category": "property",
+                    "description": "Building notices: works, water shut-offs, quiet hours.",
+                },
+            ),
         )
         b.use("delivery_logistics")
         self._workspace(b, s)
@@ -363,7 +373,7 @@ class BathroomRefit(RenovationFamily):
             f"{s.name}您好：\n\n{c.name}卫生间翻新全包报价 {c.quote:,} 元：拆除旧瓷砖和洁具、防水、贴砖、安装浴室柜、马桶和淋浴。"
             f"签约定金 30%（{dep} 元），请转入公司账户 {c.account}（{c.name}），余款完工后结清。如接受请回复。\n\n{c.name}",
         )
-        return inbox_sql(
+        return mail_seed.message(
             c.mail_id,
             s.say(f"Bathroom quote - {c.name}", f"卫生间报价 - {c.name}"),
             f"office@{c.domain}",
@@ -389,17 +399,11 @@ class BathroomRefit(RenovationFamily):
             ("evt_tiler", "Tiler: bathroom wall and floor tiles", ta, tz_),
             ("evt_swim", "Swimming lesson", s.at(k + timedelta(days=3), 18), s.at(k + timedelta(days=3), 19)),
         ] + [(f"evt_busy_{i}", t, a, z) for i, (t, a, z) in enumerate(s.extras["busy"])]
-        values = ", ".join(
-            f"({q(eid)}, 'primary', {q(t)}, NULL, {q(a.isoformat())}, {q(z.isoformat())}, 'confirmed', "
-            "'2026-01-01T00:00:00Z', '2026-01-01T00:00:00Z')"
-            for eid, t, a, z in rows
-        )
         b.seed(
             "calendar",
-            "INSERT INTO calendars (calendar_id, user_id, name, timezone, is_primary, created_at) VALUES "
-            f"('primary', {q(s.user_key)}, {q(s.name)}, 'Asia/Shanghai', 1, '2024-01-01T00:00:00Z');\n"
-            "INSERT INTO events (event_id, calendar_id, summary, location, start_dt, end_dt, status, created_at, updated_at) "
-            f"VALUES {values};",
+            cal_seed.calendar(s.user_key, s.name, "Asia/Shanghai")
+            + "\n"
+            + cal_seed.events(*(cal_seed.event_row(eid, t, a, z) for eid, t, a, z in rows)),
         )
 
     def _seed_shop(self, b: TaskBuilder, s: R.RenoStory) -> None:
@@ -407,19 +411,49 @@ class BathroomRefit(RenovationFamily):
         for it in s.items:
             cat = s.cat(it.cat)
             products.append(
-                f"({q(it.product_id)}, {q(it.title)}, {q(it.brand)}, '建材', {q(f'{cat.label}: {it.size} {cat.unit}')}, "
-                f"4.5, 240, 410, {it.price}, '7天无理由退货')"
+                {
+                    "product_id": it.product_id,
+                    "title": it.title,
+                    "brand": it.brand,
+                    "category": "建材",
+                    "description": f"{cat.label}: {it.size} {cat.unit}",
+                    "rating": 4.5,
+                    "rating_count": 240,
+                    "sales_count": 410,
+                    "base_price_minor": it.price,
+                    "return_policy": "7天无理由退货",
+                }
             )
-            skus.append(f"({q(it.sku_id)}, {q(it.product_id)}, {q(json.dumps({cat.attr: it.size}))}, {it.price})")
+            skus.append(
+                {
+                    "sku_id": it.sku_id,
+                    "product_id": it.product_id,
+                    "attrs_json": json.dumps({cat.attr: it.size}),
+                    "price_minor": it.price,
+                }
+            )
+        address = {
+            "address_id": "addr_home",
+            "user_id": s.user_key,
+            "recipient": s.name,
+            "phone": "13900007731",
+            "province": s.city,
+            "city": s.city,
+            "district": "Riverside",
+            "detail": "Flat 903, 6 Lakeview Lane",
+            "postal_code": "310000",
+            "is_default": 1,
+        }
         b.seed(
             "ecommerce",
-            "INSERT INTO products (product_id, title, brand, category, description, rating, rating_count, sales_count, "
-            f"base_price_minor, return_policy) VALUES {', '.join(products)};\n"
-            f"INSERT INTO skus (sku_id, product_id, attrs_json, price_minor) VALUES {', '.join(skus)};\n"
-            f"INSERT INTO stocks (sku_id, quantity) VALUES {', '.join(f'({q(i.sku_id)}, 8)' for i in s.items)};\n"
-            "INSERT INTO addresses (address_id, user_id, recipient, phone, province, city, district, detail, postal_code, "
-            f"is_default) VALUES ('addr_home', {q(s.user_key)}, {q(s.name)}, '13900007731', {q(s.city)}, {q(s.city)}, "
-            "'Riverside', 'Flat 903, 6 Lakeview Lane', '310000', 1);",
+            "\n".join(
+                [
+                    insert("ecommerce", "products", *products),
+                    insert("ecommerce", "skus", *skus),
+                    insert("ecommerce", "stocks", *({"sku_id": i.sku_id, "quantity": 8} for i in s.items)),
+                    insert("ecommerce", "addresses", address),
+                ]
+            ),
         )
 
     def _seed_platform(self, b: TaskBuilder, s: R.RenoStory) -> None:
@@ -429,22 +463,42 @@ class BathroomRefit(RenovationFamily):
             tags = ",".join(["licensed"] * c.licensed + ["bathrooms"] + ["reviews_flagged"] * c.flagged)
             count = 7 if c.flagged else 15 + 2 * n
             merchants.append(
-                f"({q(c.merchant_id)}, {q(c.name)}, 'home_service', {q(s.city)}, 'Riverside', 'Trade Street {n + 3}', "
-                f"'400-880-{2000 + n}', {round(c.rating * 10)}, {count}, 0, '$$', '08:30-18:00', {q(tags)}, 0, 0)"
+                {
+                    "merchant_id": c.merchant_id,
+                    "name": c.name,
+                    "category": "home_service",
+                    "city": s.city,
+                    "area": "Riverside",
+                    "address": f"Trade Street {n + 3}",
+                    "phone": f"400-880-{2000 + n}",
+                    "rating_tenths": round(c.rating * 10),
+                    "review_count": count,
+                    "avg_price_minor": 0,
+                    "price_band": "$$",
+                    "hours": "08:30-18:00",
+                    "tags": tags,
+                    "has_private_room": 0,
+                    "max_party_size": 0,
+                }
             )
             stars = [5] * 4 if c.flagged else [5, 4, 5 if c.rating >= 4.4 else 3]
             for j, r in enumerate(stars):
                 body = "Amazing!!! Best bathroom ever!!! 5 stars!!!" if c.flagged else praise[j]
                 at = s.kickoff - timedelta(days=5 + 2 * n + j)
                 reviews.append(
-                    f"('rv_{n}_{j}', {q(c.merchant_id)}, 'user_{n}{j}', {r}, {q(body)}, NULL, {q(at.isoformat())})"
+                    {
+                        "review_id": f"rv_{n}_{j}",
+                        "merchant_id": c.merchant_id,
+                        "user_id": f"user_{n}{j}",
+                        "rating": r,
+                        "body": body,
+                        "image_captions": None,
+                        "created_at": at.isoformat(),
+                    }
                 )
         b.seed(
             "review_platform",
-            "INSERT INTO merchants (merchant_id, name, category, city, area, address, phone, rating_tenths, review_count, "
-            f"avg_price_minor, price_band, hours, tags, has_private_room, max_party_size) VALUES {', '.join(merchants)};\n"
-            "INSERT INTO reviews (review_id, merchant_id, user_id, rating, body, image_captions, created_at) VALUES "
-            f"{', '.join(reviews)};",
+            insert("review_platform", "merchants", *merchants) + "\n" + insert("review_platform", "reviews", *reviews),
         )
 
     def _workspace(self, b: TaskBuilder, s: R.RenoStory) -> None:

@@ -30,9 +30,14 @@ from vibelife_env.families import Family, InstanceKey, InstanceProfile, TaskBuil
 from vibelife_env.probes import fitout, rental
 from vibelife_env.probes.agent import oracle_family
 from vibelife_env.probes.base import Probe, Slot, add_stages, stage_groups, stage_index
-from vibelife_env.probes.events import inbox_sql, mutation, rows_sql, turn
+from vibelife_env.probes.events import mutation, turn
 from vibelife_env.probes.fitout import FitoutAgent
 from vibelife_env.probes.rental import FlatStory, cron
+from vibelife_env.services.banking import seed as bank_seed
+from vibelife_env.services.calendar import seed as cal_seed
+from vibelife_env.services.email import seed as mail_seed
+from vibelife_env.services.notion import seed as notion_seed
+from vibelife_env.services.sql import insert
 from vibelife_env.task.loader import Task
 
 GIVEN = ["Mei", "Jun", "Bo", "Rui", "Xiao", "Ping", "Dan", "Kai", "Yan", "Lu"]
@@ -804,13 +809,16 @@ class OfficeFitout(Family):
             | {"country": "CN", "city": city_en, "formatted": f"{label}, {city_en}"}
             for pid, label, (la, ln) in spots
         ]
-        b.seed("maps", rows_sql("places", place_rows))
+        b.seed("maps", insert("maps", "places", *place_rows))
         brokers = [
             {"agent_id": aid, "name": f"Broker {aid[-1]}", "agency": firm, "phone": f"400 200 000{aid[-1]}"}
             | {"rating": 4.4, "deals_count": 80, "service_area": s.city}
             for aid, (firm, _, _) in s.agencies.items()
         ]
-        b.seed("listing_platform", rows_sql("agents", brokers) + "\n" + rows_sql("listings", s.listings))
+        b.seed(
+            "listing_platform",
+            insert("listing_platform", "agents", *brokers) + "\n" + insert("listing_platform", "listings", *s.listings),
+        )
         fake = s.say("The photos were of a different building; the unit was dark.", "照片是别的楼，实际单元很暗。")
         shops = [
             {"merchant_id": mid, "name": firm, "category": "home_service", "city": city_en}
@@ -831,7 +839,10 @@ class OfficeFitout(Family):
             | {"image_captions": None, "created_at": f"{day}T10:00:00Z"}
             for i, (m, r, body, day) in enumerate(said, 1)
         ]
-        b.seed("review_platform", rows_sql("merchants", shops) + "\n" + rows_sql("reviews", reviews))
+        b.seed(
+            "review_platform",
+            insert("review_platform", "merchants", *shops) + "\n" + insert("review_platform", "reviews", *reviews),
+        )
         weekdays = [d for d in s.extras["it_days"] if d.weekday() < 5]
         clash = weekdays[int(len(weekdays) > 2)] if weekdays else s.extras["it_days"][0]
         s.extras["clash_day"] = clash
@@ -840,40 +851,30 @@ class OfficeFitout(Family):
             ("evt_client", s.say("Client call", "客户电话"), s.at(s.day(2), 16, 0), timedelta(hours=1)),
         ]
         s.extras["seeded_events"] = [x[0] for x in own]
-        cal = {"calendar_id": "primary", "user_id": s.user_key, "name": s.name, "timezone": "Asia/Shanghai"}
-        events = [
-            {"event_id": eid, "calendar_id": "primary", "summary": what, "location": None}
-            | {"start_dt": at.isoformat(), "end_dt": (at + long).isoformat(), "status": "confirmed"}
-            | {"created_at": since, "updated_at": since}
-            for eid, what, at, long in own
-        ]
+        events = [cal_seed.event_row(eid, what, at, at + long, created_at=since) for eid, what, at, long in own]
         b.seed(
             "calendar",
-            rows_sql("calendars", [cal | {"is_primary": 1, "created_at": since}]) + "\n" + rows_sql("events", events),
+            cal_seed.calendar(s.user_key, s.name, "Asia/Shanghai", created_at=since) + "\n" + cal_seed.events(*events),
         )
         saved = ("ag_1", "ag_2")
         s.extras["payees"] = [f"pay_{a}" for a in saved]
         s.extras["agency_payees"] = [s.agencies[a][0] for a in saved]
         s.extras["opening"] = s.cap * 8
-        account = {"account_id": s.checking, "user_id": s.user_key, "type": "checking", "name": "Business account"}
         payees = [
-            {"payee_id": f"pay_{a}", "user_id": s.user_key, "name": s.agencies[a][0]}
-            | {"account_no": f"6222 0000 2222 000{a[-1]}", "account_no_masked": f"****000{a[-1]}"}
-            | {"bank_name": "CCB", "added_at": since}
+            bank_seed.payee(
+                f"pay_{a}",
+                s.user_key,
+                s.agencies[a][0],
+                f"6222 0000 2222 000{a[-1]}",
+                "CCB",
+                added_at=since,
+                masked=f"****000{a[-1]}",
+            )
             for a in saved
         ]
-        b.seed(
-            "banking",
-            rows_sql(
-                "accounts", [account | {"balance_minor": s.extras["opening"], "currency": "CNY", "opened_at": since}]
-            )
-            + "\n"
-            + rows_sql("payees", payees),
-        )
-        mailbox = [
-            rows_sql("account_config", [{"id": 1, "email": s.email, "name": s.name, "created_at": since}]),
-            rows_sql("folders", [{"name": f} for f in ("INBOX", "Sent", "Drafts", "Trash", "Spam")]),
-        ]
+        account = bank_seed.account(s.checking, s.user_key, "Business account", s.extras["opening"], opened_at=since)
+        b.seed("banking", "\n".join([account, *payees]))
+        mailbox = [mail_seed.mailbox(s.email, s.name, created_at=since)]
         old_mail = [
             (
                 "<welcome@hengtai-commercial.example>",
@@ -884,23 +885,12 @@ class OfficeFitout(Family):
         ]
         texts = ["Thanks for registering for office listings.", "Your quarterly accounts are filed."]
         for i, ((mid, subject, sender), body) in enumerate(zip(old_mail, texts, strict=True)):
-            mailbox.append(inbox_sql(mid, subject, sender, s.email, s.kickoff - timedelta(days=3 - i), body, read=True))
+            mailbox.append(
+                mail_seed.message(mid, subject, sender, s.email, s.kickoff - timedelta(days=3 - i), body, read=True)
+            )
         b.seed("email", "\n".join(mailbox))
         b.seed("ecommerce", fitout.shop_sql(s))
-        owner = f"u_{s.user_key}"
-        home = {"page_id": "pg_home", "parent_type": "workspace", "parent_id": "ws_1", "title": "Home", "archived": 0}
-        b.seed(
-            "notion",
-            "\n".join(
-                [
-                    rows_sql("users", [{"user_id": owner, "name": s.name, "email": s.email, "type": "person"}]),
-                    rows_sql("workspaces", [{"workspace_id": "ws_1", "name": s.name, "owner_user_id": owner}]),
-                    rows_sql(
-                        "pages", [home | {"created_time": since, "last_edited_time": since, "properties_json": "{}"}]
-                    ),
-                ]
-            ),
-        )
+        b.seed("notion", notion_seed.workspace(f"u_{s.user_key}", s.name, s.email, created=since))
         b.use(*SERVICES)
 
     def _workspace(self, b: TaskBuilder, s: FlatStory) -> None:
@@ -985,7 +975,7 @@ def agency_mail(ctx: Any, s: FlatStory, which: str) -> None:
         body = s.say(
             "Your lease is signed by both sides. Welcome to your new office!", "租约已双方签署，欢迎入驻新办公室！"
         )
-    ctx.world.services["email"].execute(inbox_sql(mid, subject, f"lettings@{dom}", s.email, at, body))
+    ctx.world.services["email"].execute(mail_seed.message(mid, subject, f"lettings@{dom}", s.email, at, body))
 
 
 def _unit(s: FlatStory, lid: str, tower: str, i: int, rent: int, agent: str | None) -> dict[str, Any]:

@@ -33,7 +33,12 @@ from vibelife_env.probes import renovation as R
 from vibelife_env.probes import roofing as RF
 from vibelife_env.probes.agent import oracle_family
 from vibelife_env.probes.base import Slot, add_stages, stage_groups, stage_index
-from vibelife_env.probes.events import inbox_sql, mutation, q, turn
+from vibelife_env.probes.events import mutation, turn
+from vibelife_env.services.banking import seed as bank_seed
+from vibelife_env.services.calendar import seed as cal_seed
+from vibelife_env.services.email import seed as mail_seed
+from vibelife_env.services.notion import seed as notion_seed
+from vibelife_env.services.sql import Raw, insert, q, update
 from vibelife_env.task.loader import Task
 
 GIVEN = ["Wei", "Na", "Jie", "Min", "Hao", "Lan", "Yu", "Ting", "Qiang", "Fang"]
@@ -234,10 +239,16 @@ class RoofRepair(Family):
     def _skeleton(self, s: RF.RoofStory, rng: np.random.Generator, b: TaskBuilder) -> list[Slot]:
         u = lambda eid, at, en, zh: turn(eid, at, "user_message", s.say(en, zh), **{"from": "user"})  # noqa: E731
         quotes_sql = "\n".join(
-            inbox_sql(c.mail_id, s.say(f"Roof repair quote - {c.name}", f"屋顶维修报价 - {c.name}"), f"office@{c.domain}",
-                      s.email, s.at(s.day(1), 8), self._quote_body(s, c))
+            mail_seed.message(
+                c.mail_id,
+                s.say(f"Roof repair quote - {c.name}", f"屋顶维修报价 - {c.name}"),
+                f"office@{c.domain}",
+                s.email,
+                s.at(s.day(1), 8),
+                self._quote_body(s, c),
+            )
             for c in s.contractors
-        )  # fmt: skip
+        )
         slots = [
             Slot("kickoff", [u("kickoff", s.kickoff,
                 "Last night's storm tore tiles off the roof and water is coming into the attic. Please get a same-day roofer "
@@ -314,13 +325,27 @@ class RoofRepair(Family):
             paid = int(owed * s.extras["share"]) // 10000 * 10000
             svc = ctx.world.services["banking"]
             svc.execute(
-                "UPDATE accounts SET balance_minor = balance_minor + ? WHERE account_id = ?", (paid, s.checking)
+                update(
+                    "banking", "accounts", {"account_id": s.checking}, balance_minor=Raw(f"balance_minor + {q(paid)}")
+                )
             )
             svc.execute(
-                "INSERT INTO transactions (tx_id, account_id, posted_at, amount_minor, kind, counterparty, memo, "
-                "balance_after_minor) VALUES ('tx_insurer', ?, ?, ?, 'deposit', ?, 'Storm claim settlement', "
-                "(SELECT balance_minor FROM accounts WHERE account_id = ?))",
-                (s.checking, ctx.now.isoformat(), paid, s.insurer, s.checking),
+                insert(
+                    "banking",
+                    "transactions",
+                    {
+                        "tx_id": "tx_insurer",
+                        "account_id": s.checking,
+                        "posted_at": ctx.now.isoformat(),
+                        "amount_minor": paid,
+                        "kind": "deposit",
+                        "counterparty": s.insurer,
+                        "memo": "Storm claim settlement",
+                        "balance_after_minor": Raw(
+                            f"(SELECT balance_minor FROM accounts WHERE account_id = {q(s.checking)})"
+                        ),
+                    },
+                )
             )
 
         def payout_facts(ctx: Any) -> dict[str, str]:
@@ -367,79 +392,134 @@ class RoofRepair(Family):
         at = s.at(s.day(6), 9).isoformat()
         sender = json.dumps({"name": "Roofing Supplies Depot", "city": s.city})
         rcpt = json.dumps({"name": s.name, "city": s.city})
-        return (
-            "INSERT INTO shipments (shipment_id, user_id, tracking_no, carrier, service_level, status, sender_json, "
-            "recipient_json, weight_kg, fee_minor, created_at, eta_date, updated_at) VALUES "
-            f"('shp_roof', {q(s.user_key)}, 'SF{s.kickoff:%m%d}7731', 'SF Express', 'freight', 'in_transit', {q(sender)}, "
-            f"{q(rcpt)}, 640, 0, {q(at)}, {q(s.eta.isoformat())}, {q(at)});"
+        return insert(
+            "delivery_logistics",
+            "shipments",
+            {
+                "shipment_id": "shp_roof",
+                "user_id": s.user_key,
+                "tracking_no": f"SF{s.kickoff:%m%d}7731",
+                "carrier": "SF Express",
+                "service_level": "freight",
+                "status": "in_transit",
+                "sender_json": sender,
+                "recipient_json": rcpt,
+                "weight_kg": 640,
+                "fee_minor": 0,
+                "created_at": at,
+                "eta_date": s.eta.isoformat(),
+                "updated_at": at,
+            },
         )
 
     # ================================================================ seeds
     def _seed(self, b: TaskBuilder, s: RF.RoofStory) -> None:
         b.seed(
             "banking",
-            "INSERT INTO accounts (account_id, user_id, type, name, balance_minor, currency, opened_at) VALUES "
-            f"('{s.checking}', '{s.user_key}', 'checking', 'Current account', {s.qmax * 200}, 'CNY', '2015-01-01T00:00:00Z');",
+            bank_seed.account(
+                s.checking, s.user_key, "Current account", s.qmax * 200, opened_at="2015-01-01T00:00:00Z"
+            ),
         )
         mails = [
-            inbox_sql(t.mail_id, s.say(f"Emergency tarp today - {t.name}", f"今日应急苫布 - {t.name}"), f"jobs@{t.domain}", s.email,
-                      s.kickoff - timedelta(minutes=30 + 20 * i),
-                      s.say(f"We can tarp your roof today. Fee {s.tarp_fee[t.key]:,} CNY, paid on the day to {t.account}. {t.name}",
-                            f"我们今天就能给您的屋顶盖苫布，费用 {s.tarp_fee[t.key]} 元，当天付至 {t.account}。{t.name}"), read=False)
+            mail_seed.message(
+                t.mail_id,
+                s.say(f"Emergency tarp today - {t.name}", f"今日应急苫布 - {t.name}"),
+                f"jobs@{t.domain}",
+                s.email,
+                s.kickoff - timedelta(minutes=30 + 20 * i),
+                s.say(
+                    f"We can tarp your roof today. Fee {s.tarp_fee[t.key]:,} CNY, paid on the day to "
+                    f"{t.account}. {t.name}",
+                    f"我们今天就能给您的屋顶盖苫布，费用 {s.tarp_fee[t.key]} 元，当天付至 {t.account}。{t.name}",
+                ),
+                read=False,
+            )
             for i, t in enumerate(s.tarp)
-        ]  # fmt: skip
+        ]
         mails.append(
-            inbox_sql("<policy@insurer>", s.say("Your home policy", "您的家财险保单"), f"claims@{s.insurer_domain}", s.email,
-                      s.kickoff - timedelta(days=200), s.say(
-                          f"Storm damage to the roof is covered: we pay the accepted repair quote minus an excess of {s.excess:,} CNY.",
-                          f"屋顶风暴损失在保障范围内：我们按接受的维修报价赔付，扣除 {s.excess} 元免赔额。"), read=True)
-        )  # fmt: skip
-        b.seed(
-            "email",
-            f"INSERT INTO account_config (id, email, name, created_at) VALUES (1, {q(s.email)}, {q(s.name)}, '2024-01-01T00:00:00Z');\n"
-            "INSERT INTO folders (name) VALUES ('INBOX'), ('Sent'), ('Drafts'), ('Trash'), ('Spam');\n"
-            + "\n".join(mails),
+            mail_seed.message(
+                "<policy@insurer>",
+                s.say("Your home policy", "您的家财险保单"),
+                f"claims@{s.insurer_domain}",
+                s.email,
+                s.kickoff - timedelta(days=200),
+                s.say(
+                    "Storm damage to the roof is covered: we pay the accepted repair quote minus an excess of "
+                    f"{s.excess:,} CNY.",
+                    f"屋顶风暴损失在保障范围内：我们按接受的维修报价赔付，扣除 {s.excess} 元免赔额。",
+                ),
+                read=True,
+            )
         )
+        b.seed("email", "\n".join([mail_seed.mailbox(s.email, s.name), *mails]))
         rows = []
         for n, c in enumerate(s.contractors + s.tarp):
             ins = c.__dict__.get("insured", True)
             tags = ",".join(t for t in ("licensed" if c.licensed else "", "insured" if ins else "", "roofing") if t)
             rows.append(
-                f"('{c.merchant_id}', {q(c.name)}, 'home_service', {q(s.city)}, 'Central', 'Builders Road {n + 1}', "
-                f"'400-600-{1000 + n}', {round(c.rating * 10)}, {20 + n}, 0, '$$', '08:00-18:00', {q(tags)}, 0, 0)"
+                {
+                    "merchant_id": c.merchant_id,
+                    "name": c.name,
+                    "category": "home_service",
+                    "city": s.city,
+                    "area": "Central",
+                    "address": f"Builders Road {n + 1}",
+                    "phone": f"400-600-{1000 + n}",
+                    "rating_tenths": round(c.rating * 10),
+                    "review_count": 20 + n,
+                    "avg_price_minor": 0,
+                    "price_band": "$$",
+                    "hours": "08:00-18:00",
+                    "tags": tags,
+                    "has_private_room": 0,
+                    "max_party_size": 0,
+                }
             )
-        b.seed(
-            "review_platform",
-            "INSERT INTO merchants (merchant_id, name, category, city, area, address, phone, rating_tenths, review_count, "
-            "avg_price_minor, price_band, hours, tags, has_private_room, max_party_size) VALUES "
-            + ", ".join(rows)
-            + ";",
-        )
-        wrows = ", ".join(
-            f"('roof_home', '{d.isoformat()}', 14, 24, {q('rain' if p >= RF.DRY else 'cloudy')}, {p * 10:.1f}, {p}, 15)"
+        b.seed("review_platform", insert("review_platform", "merchants", *rows))
+        days = [
+            {
+                "geo_key": "roof_home",
+                "date": d.isoformat(),
+                "tmin": 14,
+                "tmax": 24,
+                "condition": "rain" if p >= RF.DRY else "cloudy",
+                "precip_mm": float(f"{p * 10:.1f}"),
+                "precip_prob": p,
+                "wind_kmh": 15,
+            }
             for d, p in sorted(s.extras["probs"].items())
-        )
-        profile = json.dumps({"spring": 16, "summer": 28, "autumn": 18, "winter": 6})
+        ]
+        profile = {
+            "profile_id": "cp_roof",
+            "seasonal_temp_means_json": json.dumps({"spring": 16, "summer": 28, "autumn": 18, "winter": 6}),
+            "precip_freq_json": "{}",
+            "wind_baseline_kmh": 12,
+            "humidity_baseline_pct": 70,
+            "aqi_baseline_json": "{}",
+            "notes": None,
+        }
+        home = {
+            "geo_key": "roof_home",
+            "city": s.city,
+            "country": "CN",
+            "lat": 30.3,
+            "lng": 120.2,
+            "timezone": "Asia/Shanghai",
+            "climate_profile_id": "cp_roof",
+            "kind": "city",
+        }
         b.seed(
             "weather",
-            "INSERT INTO climate_profiles (profile_id, seasonal_temp_means_json, precip_freq_json, wind_baseline_kmh, "
-            f"humidity_baseline_pct, aqi_baseline_json, notes) VALUES ('cp_roof', {q(profile)}, '{{}}', 12, 70, '{{}}', NULL);\n"
-            "INSERT INTO locations (geo_key, city, country, lat, lng, timezone, climate_profile_id, kind) VALUES "
-            f"('roof_home', {q(s.city)}, 'CN', 30.3, 120.2, 'Asia/Shanghai', 'cp_roof', 'city');\n"
-            f"INSERT INTO daily_weather (geo_key, date, tmin, tmax, condition, precip_mm, precip_prob, wind_kmh) VALUES {wrows};",
+            "\n".join(
+                [
+                    insert("weather", "climate_profiles", profile),
+                    insert("weather", "locations", home),
+                    insert("weather", "daily_weather", *days),
+                ]
+            ),
         )
-        b.seed(
-            "calendar",
-            "INSERT INTO calendars (calendar_id, user_id, name, timezone, is_primary, created_at) VALUES "
-            f"('primary', '{s.user_key}', {q(s.name)}, 'Asia/Shanghai', 1, '2024-01-01T00:00:00Z');",
-        )
-        b.seed(
-            "notion",
-            f"INSERT INTO users (user_id, name, email, type) VALUES ('u_{s.user_key}', {q(s.name)}, {q(s.email)}, 'person');\n"
-            f"INSERT INTO workspaces (workspace_id, name, owner_user_id) VALUES ('ws_1', {q(s.name)}, 'u_{s.user_key}');\n"
-            "INSERT INTO pages (page_id, parent_type, parent_id, title, archived, created_time, last_edited_time, properties_json) "
-            "VALUES ('pg_home', 'workspace', 'ws_1', 'Home', 0, '2025-01-01T00:00:00Z', '2025-01-01T00:00:00Z', '{}');",
-        )
+        b.seed("calendar", cal_seed.calendar(s.user_key, s.name, "Asia/Shanghai"))
+        b.seed("notion", notion_seed.workspace(f"u_{s.user_key}", s.name, s.email))
         b.use("delivery_logistics", "notification_hub")
 
     def _workspace(self, b: TaskBuilder, s: RF.RoofStory) -> None:
