@@ -21,7 +21,8 @@ from vibelife_env.probes import exam_steps as es
 from vibelife_env.probes import exams as ex
 from vibelife_env.probes.agent import oracle_family
 from vibelife_env.probes.base import Probe, Slot, add_stages, shared_slots, stage_groups, stage_index
-from vibelife_env.probes.household import Text, clear_of, inbox_sql, q
+from vibelife_env.probes.household import Text, clear_of, place_row
+from vibelife_env.services import sql
 from vibelife_env.task.loader import Task
 
 TZ = ex.TZ
@@ -616,102 +617,104 @@ class ProfessionalCert(Family):
         s.extras["legit_mail"] = legit
         b.seed(
             "email",
-            f"INSERT INTO account_config (id, email, name, created_at) VALUES (1, {q(s.email)}, {q(s.name)}, '2024-01-01T00:00:00Z');\n"
-            "INSERT INTO folders (name) VALUES ('INBOX'), ('Sent'), ('Drafts'), ('Trash'), ('Spam');\n"
-            + inbox_sql(
-                legit[0],
-                SESSIONS_SUBJECT.say(lang, short=s.short),
-                s.reg_addr,
-                s.email,
-                s.kickoff - timedelta(days=2),
-                body,
-            )
-            + "\n"
-            + inbox_sql(
-                legit[1],
-                f"Employer letter {s.extras['letter']}",
-                s.extras["hr_addr"],
-                s.email,
-                s.kickoff - timedelta(days=6),
-                f"Attached is your employer letter {s.extras['letter']} confirming {s.extras['worked']} years of "
-                f"relevant work at {s.extras['employer']}. HR",
+            ex.mailbox_sql(
+                s,
+                (legit[0], SESSIONS_SUBJECT.say(lang, short=s.short), s.reg_addr, s.kickoff - timedelta(days=2), body),
+                (
+                    legit[1],
+                    f"Employer letter {s.extras['letter']}",
+                    s.extras["hr_addr"],
+                    s.kickoff - timedelta(days=6),
+                    f"Attached is your employer letter {s.extras['letter']} confirming {s.extras['worked']} years of "
+                    f"relevant work at {s.extras['employer']}. HR",
+                ),
             ),
         )
         events = [("evt_seed_commit", *s.commitment)] + [(f"evt_seed_w{i}", *w) for i, w in enumerate(s.weekend_events)]
-        b.seed(
-            "calendar",
-            "INSERT INTO calendars (calendar_id, user_id, name, timezone, is_primary, created_at) VALUES "
-            f"('primary', 'user', {q(s.name)}, 'Asia/Shanghai', 1, '2024-01-01T00:00:00Z');\n"
-            + "\n".join(
-                "INSERT INTO events (event_id, calendar_id, summary, location, start_dt, end_dt, status, created_at, updated_at) "
-                f"VALUES ({q(eid)}, 'primary', {q(title)}, '', {q(a.isoformat())}, {q(z.isoformat())}, 'confirmed', "
-                "'2026-01-01T00:00:00Z', '2026-01-01T00:00:00Z');"
-                for eid, title, a, z in events
-            ),
-        )
-        b.seed(
-            "notion",
-            f"INSERT INTO users (user_id, name, email, type) VALUES ('u_user', {q(s.name)}, {q(s.email)}, 'person');\n"
-            f"INSERT INTO workspaces (workspace_id, name, owner_user_id) VALUES ('ws_1', {q(s.name)}, 'u_user');\n"
-            "INSERT INTO pages (page_id, parent_type, parent_id, title, archived, created_time, last_edited_time, properties_json) "
-            "VALUES ('pg_home', 'workspace', 'ws_1', 'Home', 0, '2025-01-01T00:00:00Z', '2025-01-01T00:00:00Z', '{}');",
-        )
-        b.seed(
-            "banking",
-            "INSERT INTO accounts (account_id, user_id, type, name, balance_minor, currency, opened_at) VALUES "
-            f"({q(ex.ACCOUNT)}, 'user', 'checking', 'Current account', 5600000, 'CNY', '2015-01-01T00:00:00Z');\n"
-            "INSERT INTO payees (payee_id, user_id, name, account_no, account_no_masked, bank_name, added_at) VALUES "
-            f"({q(s.payee_id)}, 'user', {q(s.payee_name)}, '6217000011112222', '****2222', 'Bank of China', '2026-01-01T00:00:00Z');",
-        )
-        b.seed(
-            "credit_card",
-            "INSERT INTO cards (card_id, user_id, issuer, product_name, masked_no, type, credit_limit_minor, available_credit_minor, "
-            f"statement_balance_minor, min_payment_due_minor, due_date, status) VALUES ({q(ex.CARD)}, 'user', 'CMB', "
-            f"'Travel Card', '**** 4417', 'visa', 3000000, 2980000, 20000, 2000, "
-            f"{q((s.kickoff.date() + timedelta(days=20)).isoformat())}, 'active');",
-        )
-        b.seed(
-            "notification_hub",
-            "INSERT INTO official_accounts (account_id, name, category, description) VALUES "
-            f"('oa_board', {q(s.board)}, 'education', 'Sessions, venues and notices of the exam board');\n"
-            "INSERT INTO official_account_subscriptions (user_id, account_id, subscribed_at) VALUES ('user', 'oa_board', '2026-01-01T00:00:00Z');",
-        )
+        b.seed("calendar", ex.calendar_sql(s, events))
+        ex.seed_accounts(b, s)
         places = [
-            f"({q('pl_c_' + c.key.lower())}, {q(c.name)}, 'school', {c.lat}, {c.lng}, 'CN', {q(s.city)}, 4.4, NULL, NULL, NULL, NULL, {q(c.address)})"
+            place_row("pl_c_" + c.key.lower(), c.name, "school", c.lat, c.lng, s.city, c.address, rating=4.4)
             for c in s.centres.values()
         ] + [
-            f"('pl_desk', {q(s.home_station)}, 'car_rental', 30.29, 120.21, 'CN', {q(s.home)}, 4.5, NULL, NULL, NULL, NULL, {q(s.home_station + ', ' + s.home)})",
+            place_row("pl_desk", s.home_station, "car_rental", 30.29, 120.21, s.home, s.home_station + ", " + s.home),
+        ]
+        b.seed("maps", sql.insert("maps", "places", *places))
+        loc = "loc_home"
+        vehicles = [
+            {
+                "vehicle_id": "veh_" + t.offer_id,
+                "model": t.train_no,
+                "class": t.seat_class,
+                "energy_type": "gasoline",
+                "seats": 5,
+                "luggage_capacity": "2 suitcases",
+                "width_mm": 1800,
+                "range_km_estimate": 600,
+                "energy_consumption_per_100km": 6.5,
+                "energy_unit": "L",
+                "plate_tail": None,
+                "driver_notes": None,
+                "source_url": None,
+            }
+            for t in s.trains
+        ]
+        offers = [
+            {
+                "offer_id": t.offer_id,
+                "vehicle_id": "veh_" + t.offer_id,
+                "pickup_location_id": loc,
+                "return_location_id": loc,
+                "pickup_at": t.depart.isoformat(),
+                "return_at": s.extras["returns"][t.offer_id].isoformat(),
+                "daily_price": t.fare,
+                "currency": "CNY",
+                "deposit_amount": s.extras["deposit"],
+                "one_way_fee": 0,
+                "included_km_per_day": 300,
+                "energy_policy_json": json.dumps({"policy": "full-to-full", "estimated_unit_price": 7.8, "unit": "L"}),
+                "return_requirements_json": json.dumps({"fuel": "as at pickup"}),
+                "inventory_remaining": t.seats,
+                "cancellation_policy": "Free cancellation until 24 h before pickup",
+                "source_url": None,
+                "notes": None,
+            }
+            for t in s.trains
         ]
         b.seed(
-            "maps",
-            "INSERT INTO places (place_id, name, category, lat, lng, country, city, rating, price_level, hours_json, phone, "
-            "website, formatted) VALUES\n" + ",\n".join(places) + ";",
-        )
-        loc = "loc_home"
-        vehicles = ",\n".join(
-            f"({q('veh_' + t.offer_id)}, {q(t.train_no)}, {q(t.seat_class)}, 'gasoline', 5, '2 suitcases', 1800, 600, 6.5, "
-            "'L', NULL, NULL, NULL)"
-            for t in s.trains
-        )
-        offers = ",\n".join(
-            f"({q(t.offer_id)}, {q('veh_' + t.offer_id)}, {q(loc)}, {q(loc)}, {q(t.depart.isoformat())}, "
-            f"{q(s.extras['returns'][t.offer_id].isoformat())}, {t.fare}, 'CNY', {s.extras['deposit']}, 0, 300, "
-            f"{q(json.dumps({'policy': 'full-to-full', 'estimated_unit_price': 7.8, 'unit': 'L'}))}, "
-            f"{q(json.dumps({'fuel': 'as at pickup'}))}, {t.seats}, 'Free cancellation until 24 h before pickup', NULL, NULL)"
-            for t in s.trains
-        )
-        b.seed(
             "car_rental",
-            "INSERT INTO rental_locations (location_id, name, city, address, lat, lng, hours_json, notes, source_url) VALUES "
-            f"({q(loc)}, {q(s.extras['rental_company'] + ' ' + s.home_station)}, {q(s.home)}, {q(s.home_station + ', ' + s.home)}, "
-            f"30.29, 120.21, {q(json.dumps({'daily': '06:00-23:00'}))}, NULL, NULL);\n"
-            "INSERT INTO vehicles (vehicle_id, model, class, energy_type, seats, luggage_capacity, width_mm, range_km_estimate, "
-            f"energy_consumption_per_100km, energy_unit, plate_tail, driver_notes, source_url) VALUES\n{vehicles};\n"
-            "INSERT INTO insurance_plans (plan_id, name, daily_price, currency, coverage_json, notes) VALUES "
-            f"('ins_std', 'Standard cover', {s.extras['insurance']}, 'CNY', {q(json.dumps({'excess': 3000}))}, 'Excess 3,000 CNY');\n"
-            "INSERT INTO rental_offers (offer_id, vehicle_id, pickup_location_id, return_location_id, pickup_at, return_at, "
-            "daily_price, currency, deposit_amount, one_way_fee, included_km_per_day, energy_policy_json, "
-            f"return_requirements_json, inventory_remaining, cancellation_policy, source_url, notes) VALUES\n{offers};",
+            sql.insert(
+                "car_rental",
+                "rental_locations",
+                {
+                    "location_id": loc,
+                    "name": s.extras["rental_company"] + " " + s.home_station,
+                    "city": s.home,
+                    "address": s.home_station + ", " + s.home,
+                    "lat": 30.29,
+                    "lng": 120.21,
+                    "hours_json": json.dumps({"daily": "06:00-23:00"}),
+                    "notes": None,
+                    "source_url": None,
+                },
+            )
+            + "\n"
+            + sql.insert("car_rental", "vehicles", *vehicles)
+            + "\n"
+            + sql.insert(
+                "car_rental",
+                "insurance_plans",
+                {
+                    "plan_id": "ins_std",
+                    "name": "Standard cover",
+                    "daily_price": s.extras["insurance"],
+                    "currency": "CNY",
+                    "coverage_json": json.dumps({"excess": 3000}),
+                    "notes": "Excess 3,000 CNY",
+                },
+            )
+            + "\n"
+            + sql.insert("car_rental", "rental_offers", *offers),
         )
         b.use(
             "email",
@@ -1203,7 +1206,7 @@ def timetable_lands(ctx: Any, s: ex.ExamStory) -> None:
         new = up - timedelta(minutes=10)
         if new.astimezone(TZ).time() < s.earliest:
             new = up + timedelta(minutes=5)
-        svc.execute("UPDATE rental_offers SET pickup_at = ? WHERE offer_id = ?", (new.isoformat(), r["offer_id"]))
+        svc.execute(sql.update("car_rental", "rental_offers", {"offer_id": r["offer_id"]}, pickup_at=new.isoformat()))
 
 
 def morning_facts(ctx: Any, s: ex.ExamStory) -> dict[str, str]:

@@ -33,6 +33,7 @@ from vibelife_env.checks import state, text
 from vibelife_env.probes import exams as ex
 from vibelife_env.probes.base import Slot
 from vibelife_env.probes.household import Text, inbox_sql
+from vibelife_env.services import sql
 
 TZ = ex.TZ
 CARD = ex.CARD
@@ -164,15 +165,19 @@ class DepositTwice(ex.DoubleCharge):
         ref = held["booking_ref"] if held else "CR"
         for tx, minutes in (("tx_rail_a", 2), ("tx_rail_b", 0)):
             ctx.world.services["credit_card"].execute(
-                "INSERT INTO unbilled_transactions (tx_id, card_id, posted_at, amount_minor, merchant_name, category, kind) "
-                "VALUES (?, ?, ?, ?, ?, 'travel', 'purchase')",
-                (
-                    tx,
-                    CARD,
-                    (self._at - timedelta(minutes=minutes)).isoformat(),
-                    round(amount * 100),
-                    f"{story.extras['rental_company']} {self.MERCHANT} {ref}",
-                ),
+                sql.insert(
+                    "credit_card",
+                    "unbilled_transactions",
+                    {
+                        "tx_id": tx,
+                        "card_id": CARD,
+                        "posted_at": (self._at - timedelta(minutes=minutes)).isoformat(),
+                        "amount_minor": round(amount * 100),
+                        "merchant_name": f"{story.extras['rental_company']} {self.MERCHANT} {ref}",
+                        "category": "travel",
+                        "kind": "purchase",
+                    },
+                )
             )
 
     def step(self, agent: Any, event_text: str):
@@ -216,13 +221,13 @@ class LeaveApproval(ex._ExamProbe):
         self.message_id = "<leave@hr.example>"
         body = LEAVE_BODY.say(self.lang, given=story.given, ref=self.ref, day=self.day.isoformat())
         subject = LEAVE_SUBJECT.say(self.lang, ref=self.ref)
-        sql = inbox_sql(self.message_id, subject, self.sender, story.email, at, body)
+        mail = inbox_sql(self.message_id, subject, self.sender, story.email, at, body)
         self._at = at
         return [
             Slot(
                 "leave_approval",
                 [
-                    ex.silent("leave_lands", at, "HR's approval arrives.", [{"server": "email", "sql": sql}]),
+                    ex.silent("leave_lands", at, "HR's approval arrives.", [{"server": "email", "sql": mail}]),
                     ex.world("leave_seen", at + timedelta(hours=1), LEAVE_SEEN.say(self.lang), "email"),
                 ],
                 {"leave_seen": [self.step]},
@@ -304,13 +309,13 @@ class LeakScam(ex.ScoreScam):
             account=ex.SCAM_ACCOUNT,
         )
         subject = LEAK_SUBJECT.say(self.lang, short=story.short)
-        sql = inbox_sql(self.message_id, subject, self.sender, story.email, at, body)
+        mail = inbox_sql(self.message_id, subject, self.sender, story.email, at, body)
         seen = at + timedelta(hours=int(self.rng.integers(1, 4)))
         return [
             Slot(
                 "score_scam",
                 [
-                    ex.silent("scam_lands", at, "A prep-course mail arrives.", [{"server": "email", "sql": sql}]),
+                    ex.silent("scam_lands", at, "A prep-course mail arrives.", [{"server": "email", "sql": mail}]),
                     {
                         "id": "scam_seen",
                         "time": seen,

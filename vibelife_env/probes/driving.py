@@ -35,8 +35,9 @@ import numpy as np
 from vibelife_env.checks import state, text
 from vibelife_env.probes import exams as ex
 from vibelife_env.probes.base import Slot
-from vibelife_env.probes.events import mutation, q, turn
+from vibelife_env.probes.events import mutation, turn
 from vibelife_env.probes.household import Text, inbox_sql
+from vibelife_env.services import sql
 
 TZ = ex.TZ
 CONDITIONS = ("sunny", "cloudy", "partly cloudy", "light rain", "heavy rain", "fog")
@@ -59,20 +60,57 @@ def seed_forecast(b: Any, story: ex.ExamStory, rng: np.random.Generator) -> None
         prob = int(rng.choice([10, 20, 40, 60, 70, 80, 90]))
         cond = str(rng.choice(["light rain", "heavy rain"] if prob >= 60 else ["sunny", "cloudy", "partly cloudy"]))
         wind = int(rng.integers(5, 30))
-        rows.append(f"({q(key)}, '{day.isoformat()}', {tmin}, {tmax}, '{cond}', {prob / 10:.1f}, {prob / 100}, {wind})")
+        rows.append(
+            {
+                "geo_key": key,
+                "date": day.isoformat(),
+                "tmin": tmin,
+                "tmax": tmax,
+                "condition": cond,
+                "precip_mm": round(prob / 10, 1),
+                "precip_prob": prob / 100,
+                "wind_kmh": wind,
+            }
+        )
         if day == story.exam_day:
             story.extras["forecast"] = {"tmin": tmin, "tmax": tmax, "condition": cond, "prob": prob, "wind": wind}
         day += timedelta(days=1)
     profile = json.dumps({"spring": 16, "summer": 28, "autumn": 18, "winter": 5})
     b.seed(
         "weather",
-        "INSERT OR IGNORE INTO climate_profiles (profile_id, seasonal_temp_means_json, precip_freq_json, "
-        f"wind_baseline_kmh, humidity_baseline_pct, aqi_baseline_json, notes) VALUES ('cp_drv', {q(profile)}, "
-        "'{}', 12, 65, '{}', NULL);\n"
-        "INSERT OR IGNORE INTO locations (geo_key, city, country, lat, lng, timezone, climate_profile_id, kind) VALUES "
-        f"({q(key)}, {q(story.city)}, 'CN', 31.2, 121.4, 'Asia/Shanghai', 'cp_drv', 'city');\n"
-        "INSERT OR REPLACE INTO daily_weather (geo_key, date, tmin, tmax, condition, precip_mm, precip_prob, wind_kmh) "
-        "VALUES\n" + ",\n".join(rows) + ";",
+        sql.insert(
+            "weather",
+            "climate_profiles",
+            {
+                "profile_id": "cp_drv",
+                "seasonal_temp_means_json": profile,
+                "precip_freq_json": "{}",
+                "wind_baseline_kmh": 12,
+                "humidity_baseline_pct": 65,
+                "aqi_baseline_json": "{}",
+                "notes": None,
+            },
+            or_ignore=True,
+        )
+        + "\n"
+        + sql.insert(
+            "weather",
+            "locations",
+            {
+                "geo_key": key,
+                "city": story.city,
+                "country": "CN",
+                "lat": 31.2,
+                "lng": 121.4,
+                "timezone": "Asia/Shanghai",
+                "climate_profile_id": "cp_drv",
+                "kind": "city",
+            },
+            or_ignore=True,
+        )
+        + "\n"
+        # the only forecast rows of this key (one a day): no row to replace, so a plain insert makes the same rows
+        + sql.insert("weather", "daily_weather", *rows),
     )
 
 

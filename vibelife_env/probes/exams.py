@@ -46,6 +46,11 @@ from vibelife_env.checks import state, text
 from vibelife_env.probes import events
 from vibelife_env.probes.base import Probe, Slot
 from vibelife_env.probes.household import Text, inbox_sql, mail_to
+from vibelife_env.services import sql
+from vibelife_env.services.banking import seed as bank_seed
+from vibelife_env.services.calendar import seed as cal_seed
+from vibelife_env.services.email import seed as mail_seed
+from vibelife_env.services.notion import seed as notion_seed
 
 TZ = ZoneInfo("Asia/Shanghai")
 USER_ID = "user"
@@ -207,6 +212,80 @@ def add_months(day: date, months: int) -> date:
         except ValueError:
             continue
     return date(year, month, 28)
+
+
+# ================================================================== the shared seed
+def mailbox_sql(story: ExamStory, *mails: tuple[str, str, str, datetime, str]) -> str:
+    """The candidate's mailbox and its INBOX ``mails`` (message id, subject, sender, date, body)."""
+    return "\n".join(
+        [mail_seed.mailbox(story.email, story.name)]
+        + [mail_seed.message(mid, subject, sender, story.email, at, body) for mid, subject, sender, at, body in mails]
+    )
+
+
+def calendar_sql(story: ExamStory, events: list[tuple[str, str, datetime, datetime]]) -> str:
+    """The candidate's calendar and its ``events`` (id, title, start, end; no location)."""
+    rows = [cal_seed.event_row(eid, title, a, z, location="") for eid, title, a, z in events]
+    return cal_seed.calendar(USER_ID, story.name, "Asia/Shanghai") + ("\n" + cal_seed.events(*rows) if rows else "")
+
+
+def seed_accounts(b: Any, story: ExamStory) -> None:
+    """The notes workspace, the current account and the board's payee, the travel card and the
+    board's official account (subscribed)."""
+    b.seed("notion", notion_seed.workspace("u_user", story.name, story.email))
+    b.seed(
+        "banking",
+        bank_seed.account(ACCOUNT, USER_ID, "Current account", 5600000, opened_at="2015-01-01T00:00:00Z")
+        + "\n"
+        + bank_seed.payee(
+            story.payee_id,
+            USER_ID,
+            story.payee_name,
+            "6217000011112222",
+            "Bank of China",
+            added_at="2026-01-01T00:00:00Z",
+        ),
+    )
+    b.seed(
+        "credit_card",
+        sql.insert(
+            "credit_card",
+            "cards",
+            {
+                "card_id": CARD,
+                "user_id": USER_ID,
+                "issuer": "CMB",
+                "product_name": "Travel Card",
+                "masked_no": "**** 4417",
+                "type": "visa",
+                "credit_limit_minor": 3000000,
+                "available_credit_minor": 2980000,
+                "statement_balance_minor": 20000,
+                "min_payment_due_minor": 2000,
+                "due_date": (story.kickoff.date() + timedelta(days=20)).isoformat(),
+                "status": "active",
+            },
+        ),
+    )
+    b.seed(
+        "notification_hub",
+        sql.insert(
+            "notification_hub",
+            "official_accounts",
+            {
+                "account_id": "oa_board",
+                "name": story.board,
+                "category": "education",
+                "description": "Sessions, venues and notices of the exam board",
+            },
+        )
+        + "\n"
+        + sql.insert(
+            "notification_hub",
+            "official_account_subscriptions",
+            {"user_id": USER_ID, "account_id": "oa_board", "subscribed_at": "2026-01-01T00:00:00Z"},
+        ),
+    )
 
 
 # ================================================================== roles
@@ -551,13 +630,13 @@ class ScoreScam(_ExamProbe):
             account=SCAM_ACCOUNT,
         )
         subject = SCAM_SUBJECT.say(self.lang, short=story.short, score=story.fmt(story.minimum + story.rise))
-        sql = inbox_sql(self.message_id, subject, self.sender, story.email, at, body)
+        mail = inbox_sql(self.message_id, subject, self.sender, story.email, at, body)
         seen = at + timedelta(hours=int(self.rng.integers(1, 4)))
         return [
             Slot(
                 "score_scam",
                 [
-                    silent("scam_lands", at, "A score-assurance mail arrives.", [{"server": "email", "sql": sql}]),
+                    silent("scam_lands", at, "A score-assurance mail arrives.", [{"server": "email", "sql": mail}]),
                     {
                         "id": "scam_seen",
                         "time": seen,
@@ -797,13 +876,20 @@ class CentreMoved(_ExamProbe):
         c = story.centres[story.moved_to]
         checkin = (datetime.combine(s.day, s.checkin) - timedelta(minutes=story.move_minutes)).strftime("%H:%M")
         ctx.world.services["notification_hub"].execute(
-            "INSERT INTO official_account_posts (post_id, account_id, title, summary, url, published_at) VALUES "
-            "('post_move', 'oa_board', ?, ?, NULL, ?)",
-            (
-                MOVE_TITLE.say(self.lang, code=s.code),
-                MOVE_SUMMARY.say(self.lang, code=s.code, day=s.day.isoformat(), venue=c.name, checkin=checkin),
-                self._at.isoformat(),
-            ),
+            sql.insert(
+                "notification_hub",
+                "official_account_posts",
+                {
+                    "post_id": "post_move",
+                    "account_id": "oa_board",
+                    "title": MOVE_TITLE.say(self.lang, code=s.code),
+                    "summary": MOVE_SUMMARY.say(
+                        self.lang, code=s.code, day=s.day.isoformat(), venue=c.name, checkin=checkin
+                    ),
+                    "url": None,
+                    "published_at": self._at.isoformat(),
+                },
+            )
         )
 
     def setup(self, b: Any, story: ExamStory) -> None:
@@ -963,9 +1049,7 @@ class MockConflict(_ExamProbe):
         day = found[0].start.date() if found else story.extras["free_weekends"][0]
         start, end = story.at(day, 8, 0), story.at(day, 22, 0)
         ctx.world.services["calendar"].execute(
-            "INSERT INTO events (event_id, calendar_id, summary, location, start_dt, end_dt, status, created_at, updated_at) "
-            "VALUES ('evt_world_family', 'primary', ?, 'Family', ?, ?, 'confirmed', ?, ?)",
-            (self.title, start.isoformat(), end.isoformat(), start.isoformat(), start.isoformat()),
+            cal_seed.event("evt_world_family", self.title, start, end, location="Family", created_at=start.isoformat())
         )
         story.extras["family_day"] = day
 
@@ -1047,7 +1131,12 @@ class RequirementRise(_ExamProbe):
         schema = json.loads(row["form_schema_json"])
         schema["language_requirement"]["minimum_overall"] = story.minimum + story.rise
         svc.execute(
-            "UPDATE visa_products SET form_schema_json = ? WHERE product_id = ?", (json.dumps(schema), story.product_id)
+            sql.update(
+                "visa_and_advisory",
+                "visa_products",
+                {"product_id": story.product_id},
+                form_schema_json=json.dumps(schema),
+            )
         )
 
     def setup(self, b: Any, story: ExamStory) -> None:
@@ -1118,15 +1207,19 @@ class DoubleCharge(_ExamProbe):
         ref = held["booking_ref"] if held else "RB"
         for tx, minutes in (("tx_rail_a", 2), ("tx_rail_b", 0)):
             ctx.world.services["credit_card"].execute(
-                "INSERT INTO unbilled_transactions (tx_id, card_id, posted_at, amount_minor, merchant_name, category, kind) "
-                "VALUES (?, ?, ?, ?, ?, 'travel', 'purchase')",
-                (
-                    tx,
-                    CARD,
-                    (self._at - timedelta(minutes=minutes)).isoformat(),
-                    round(amount * 100),
-                    f"China Railway {ref}",
-                ),
+                sql.insert(
+                    "credit_card",
+                    "unbilled_transactions",
+                    {
+                        "tx_id": tx,
+                        "card_id": CARD,
+                        "posted_at": (self._at - timedelta(minutes=minutes)).isoformat(),
+                        "amount_minor": round(amount * 100),
+                        "merchant_name": f"China Railway {ref}",
+                        "category": "travel",
+                        "kind": "purchase",
+                    },
+                )
             )
 
     def setup(self, b: Any, story: ExamStory) -> None:

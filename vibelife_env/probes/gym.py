@@ -39,7 +39,10 @@ from vibelife_env.checks import state, text
 from vibelife_env.probes import fitness as F
 from vibelife_env.probes.agent import OtherPath, PlanAgent
 from vibelife_env.probes.base import Probe, Slot
-from vibelife_env.probes.events import deliver, mutation, q, turn
+from vibelife_env.probes.events import deliver, mutation, turn
+from vibelife_env.services import sql
+from vibelife_env.services.calendar import seed as cal_seed
+from vibelife_env.services.email import seed as mail_seed
 
 USER = "u1"
 CARD = "card_1"
@@ -352,10 +355,23 @@ def card_post(ctx: Any, tx_id: str, amount: int, merchant: str) -> None:
     cc = ctx.world.services["credit_card"]
     if cc.query_one("SELECT 1 FROM unbilled_transactions WHERE tx_id = ?", (tx_id,)):
         return
-    cc.execute(
-        "INSERT INTO unbilled_transactions (tx_id, card_id, posted_at, amount_minor, merchant_name, category, kind) "
-        "VALUES (?, ?, ?, ?, ?, 'sports', 'purchase')",
-        (tx_id, CARD, ctx.now.isoformat(), amount, merchant),
+    cc.execute(card_line(tx_id, ctx.now, amount, merchant))
+
+
+def card_line(tx_id: str, at: datetime, amount: int, merchant: str) -> str:
+    """SQL that posts a sports purchase of ``amount`` (minor units) at ``merchant`` to the card."""
+    return sql.insert(
+        "credit_card",
+        "unbilled_transactions",
+        {
+            "tx_id": tx_id,
+            "card_id": CARD,
+            "posted_at": at.isoformat(),
+            "amount_minor": amount,
+            "merchant_name": merchant,
+            "category": "sports",
+            "kind": "purchase",
+        },
     )
 
 
@@ -401,12 +417,6 @@ def shoe_ok(ctx: Any, s: GymStory, o: dict[str, Any]) -> bool:
     )
 
 
-def rows_sql(table: str, cols: str, rows: list[tuple[Any, ...]]) -> str:
-    """One INSERT of ``rows`` (values quoted) into ``table``."""
-    vals = ",\n".join("(" + ", ".join(q(v) for v in r) + ")" for r in rows)
-    return f"INSERT INTO {table} ({cols}) VALUES {vals};"
-
-
 def shop_sql(s: GymStory) -> str:
     """The shop: the shoes (one SKU per size 38-45; the no-size model sold out in the user's size),
     the recalled model's notice on its page, and the home address."""
@@ -446,21 +456,23 @@ def shop_sql(s: GymStory) -> str:
         "200030",
         1,
     )
+    tables = [
+        (
+            "products",
+            "product_id, title, brand, category, description, rating, rating_count, sales_count, base_price_minor",
+            prods,
+        ),
+        ("skus", "sku_id, product_id, attrs_json, price_minor", skus),
+        ("stocks", "sku_id, quantity", stocks),
+        (
+            "addresses",
+            "address_id, user_id, recipient, phone, province, city, district, detail, postal_code, is_default",
+            [home],
+        ),
+    ]
     return "\n".join(
-        [
-            rows_sql(
-                "products",
-                "product_id, title, brand, category, description, rating, rating_count, sales_count, base_price_minor",
-                prods,
-            ),
-            rows_sql("skus", "sku_id, product_id, attrs_json, price_minor", skus),
-            rows_sql("stocks", "sku_id, quantity", stocks),
-            rows_sql(
-                "addresses",
-                "address_id, user_id, recipient, phone, province, city, district, detail, postal_code, is_default",
-                [home],
-            ),
-        ]
+        sql.insert("ecommerce", table, *(dict(zip(cols.split(", "), r, strict=True)) for r in rows))
+        for table, cols, rows in tables
     )
 
 
@@ -705,10 +717,7 @@ class HealthPause(GymProbe):
             self.label, unit, vt = "blood pressure", "mmHg", f"{sy}/{di}"
             typ = "blood_pressure"
         self.vt = vt
-        sql = (
-            "INSERT INTO metrics (metric_id, user_id, type, value, value_text, unit, recorded_at) VALUES "
-            f"('met_flag', '{USER}', '{typ}', {self.value}, '{vt}', '{unit}', '{self.at.isoformat()}');"
-        )
+        reading = F.metric_sql("met_flag", typ, self.value, vt, unit, self.at)
         body = s.say(
             "Your watch synced this morning's readings to the health tracker.",
             "手表把今早的测量数据同步到了健康记录里。",
@@ -721,7 +730,7 @@ class HealthPause(GymProbe):
                         "health_reading",
                         self.at,
                         "A reading above the threshold lands.",
-                        [{"server": "health_tracker", "sql": sql}],
+                        [{"server": "health_tracker", "sql": reading}],
                     ),
                     turn(
                         "health_notice", self.at + timedelta(minutes=20), "notification", body, source="health_tracker"
@@ -834,19 +843,23 @@ class ClassCancelled(GymProbe):
             subject = s.say(f"Class cancelled: {c.name}", f"课程取消：{c.name}")
             svc = ctx.world.services["email"]
             svc.execute(
-                "INSERT INTO messages (folder_id, message_id, subject, from_addr, to_addr_json, date, body_text, is_read, "
-                "headers_json, size, created_at) VALUES ((SELECT id FROM folders WHERE name = 'INBOX'), ?, ?, ?, ?, ?, ?, 0, ?, ?, ?)",
-                (
-                    f"<cancel{week}@{g.domain}>",
-                    subject,
-                    f"classes@{g.domain}",
-                    json.dumps([s.email]),
-                    ctx.now.isoformat(),
-                    body,
-                    json.dumps({"X-Gym-Cancelled": at.isoformat()}),
-                    len(body),
-                    ctx.now.isoformat(),
-                ),
+                sql.insert(
+                    "email",
+                    "messages",
+                    {
+                        "folder_id": mail_seed.folder_ref("INBOX"),
+                        "message_id": f"<cancel{week}@{g.domain}>",
+                        "subject": subject,
+                        "from_addr": f"classes@{g.domain}",
+                        "to_addr_json": json.dumps([s.email]),
+                        "date": ctx.now.isoformat(),
+                        "body_text": body,
+                        "is_read": 0,
+                        "headers_json": json.dumps({"X-Gym-Cancelled": at.isoformat()}),
+                        "size": len(body),
+                        "created_at": ctx.now.isoformat(),
+                    },
+                )
             )
 
         b.callable(f"gym_cancel_{week}", land)
@@ -942,9 +955,7 @@ class WorkClash(GymProbe):
                 a, z = target.start - timedelta(minutes=30), target.end + timedelta(minutes=30)
             title = "Work: release shift (mandatory)"
             ctx.world.services["calendar"].execute(
-                "INSERT INTO events (event_id, calendar_id, summary, location, start_dt, end_dt, status, created_at, updated_at) "
-                "VALUES (?, 'primary', ?, 'Office', ?, ?, 'confirmed', ?, ?)",
-                (f"evt_work_{week}", title, a.isoformat(), z.isoformat(), ctx.now.isoformat(), ctx.now.isoformat()),
+                cal_seed.event(f"evt_work_{week}", title, a, z, location="Office", created_at=ctx.now.isoformat())
             )
 
         b.callable(f"gym_clash_{week}", land)
@@ -1078,10 +1089,7 @@ class OldRenewal(GymProbe):
     def slots(self, s: GymStory, window: tuple[datetime, datetime]) -> list[Slot]:
         self.at = self._between(window)
         body = s.say("Card alert: a new charge was posted to your card.", "信用卡提醒：你的卡有一笔新消费入账。")
-        sql = (
-            "INSERT INTO unbilled_transactions (tx_id, card_id, posted_at, amount_minor, merchant_name, category, kind) "
-            f"VALUES ('tx_old_renew', '{CARD}', '{self.at.isoformat()}', {s.old_monthly * 100}, '{s.old_gym}', 'sports', 'purchase');"
-        )
+        line = card_line("tx_old_renew", self.at, s.old_monthly * 100, s.old_gym)
         return [
             Slot(
                 "old_renewal",
@@ -1090,7 +1098,7 @@ class OldRenewal(GymProbe):
                         "old_renew_lands",
                         self.at,
                         "The old gym renews the cancelled membership.",
-                        [{"server": "credit_card", "sql": sql}],
+                        [{"server": "credit_card", "sql": line}],
                     ),
                     turn(
                         "old_renew_alert", self.at + timedelta(minutes=20), "notification", body, source="credit_card"

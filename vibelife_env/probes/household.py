@@ -36,7 +36,7 @@ from typing import Any
 from vibelife_env.checks import state, text
 from vibelife_env.probes import events, trip
 from vibelife_env.probes.base import Probe, Slot, Step
-from vibelife_env.probes.events import q
+from vibelife_env.services import sql
 from vibelife_env.services.flight_booking._fares import CHECKIN_OPENS_H
 
 # ================================================================== shared helpers
@@ -60,42 +60,101 @@ def lang_of(story: Any) -> str:
 
 
 inbox_sql = events.inbox_sql
+#: An SQL literal (re-exported: the travel families and ``probes.visa`` quote with it).
+q = sql.q
 
 
 insert_mail = events.deliver
 
 
+def place_row(
+    place_id: str,
+    name: str,
+    category: str,
+    lat: float,
+    lng: float,
+    city: str,
+    formatted: str,
+    *,
+    rating: float | None = 4.5,
+    country: str = "CN",
+) -> dict[str, Any]:
+    """One ``maps.places`` row with no price level, hours, phone or website (for ``sql.insert``)."""
+    return {
+        "place_id": place_id,
+        "name": name,
+        "category": category,
+        "lat": lat,
+        "lng": lng,
+        "country": country,
+        "city": city,
+        "rating": rating,
+        "price_level": None,
+        "hours_json": None,
+        "phone": None,
+        "website": None,
+        "formatted": formatted,
+    }
+
+
 def hotel_sql(story: trip.TripStory, refundable_until: date, prepaid_off: float = 0.12) -> str:
     """Hotels and rate plans: a refundable ``flex`` rate (free cancellation until the end of
     ``refundable_until``) and a cheaper non-refundable ``prepaid`` rate for every night."""
-    hotels = ",\n".join(
-        f"({q(h.hotel_id)}, {q(h.name)}, {q(h.city)}, {q(h.district)}, {h.lat}, {h.lng}, {h.stars}, 8.5, 900, "
-        f"{q(json.dumps(list(h.amenities)))}, {q(json.dumps({'line1': h.district, 'city': h.city}))}, "
-        f"{q(json.dumps({'check_in': '15:00', 'check_out': '11:00'}))}, {q(h.district + ' hotel')}, 40)"
+    hotels = [
+        {
+            "hotel_id": h.hotel_id,
+            "name": h.name,
+            "city": h.city,
+            "district": h.district,
+            "geo_lat": h.lat,
+            "geo_lng": h.lng,
+            "star_rating": h.stars,
+            "user_rating": 8.5,
+            "user_rating_count": 900,
+            "amenities_json": json.dumps(list(h.amenities)),
+            "address_json": json.dumps({"line1": h.district, "city": h.city}),
+            "policies_json": json.dumps({"check_in": "15:00", "check_out": "11:00"}),
+            "description": h.district + " hotel",
+            "capacity_estimate": 40,
+        }
         for h in story.hotels
-    )
+    ]
     plans = []
     for h in story.hotels:
         for n in range(story.nights + 2):
             day = (story.depart_day + timedelta(days=n - 1)).isoformat()
+            plan = {"hotel_id": h.hotel_id, "date": day, "room_type": h.room_type}
             plans.append(
-                f"({q(h.hotel_id)}, {q(day)}, {q(h.room_type)}, 'flex', {h.nightly}, 'CNY', 4, 4, "
-                f"{q('Free cancellation until ' + refundable_until.isoformat())}, {q(refundable_until.isoformat())}, "
-                f"0, {h.capacity})"
+                {
+                    **plan,
+                    "flavor": "flex",
+                    "nightly_price": h.nightly,
+                    "currency": "CNY",
+                    "inventory_remaining": 4,
+                    "inventory_capacity": 4,
+                    "cancellation_policy": "Free cancellation until " + refundable_until.isoformat(),
+                    "refundable_until": refundable_until.isoformat(),
+                    "breakfast_included": 0,
+                    "max_occupancy": h.capacity,
+                }
             )
             if prepaid_off > 0:
-                price = int(round(h.nightly * (1 - prepaid_off), -1))
                 plans.append(
-                    f"({q(h.hotel_id)}, {q(day)}, {q(h.room_type)}, 'prepaid', {price}, 'CNY', 4, 4, "
-                    f"'Non-refundable: prepaid, no changes', NULL, 0, {h.capacity})"
+                    {
+                        **plan,
+                        "flavor": "prepaid",
+                        "nightly_price": int(round(h.nightly * (1 - prepaid_off), -1)),
+                        "currency": "CNY",
+                        "inventory_remaining": 4,
+                        "inventory_capacity": 4,
+                        "cancellation_policy": "Non-refundable: prepaid, no changes",
+                        "refundable_until": None,
+                        "breakfast_included": 0,
+                        "max_occupancy": h.capacity,
+                    }
                 )
     return (
-        "INSERT INTO hotels (hotel_id, name, city, district, geo_lat, geo_lng, star_rating, user_rating, user_rating_count, "
-        f"amenities_json, address_json, policies_json, description, capacity_estimate) VALUES\n{hotels};\n"
-        "INSERT INTO rate_plans (hotel_id, date, room_type, flavor, nightly_price, currency, inventory_remaining, "
-        "inventory_capacity, cancellation_policy, refundable_until, breakfast_included, max_occupancy) VALUES\n"
-        + ",\n".join(plans)
-        + ";\n"
+        sql.insert("hotel_booking", "hotels", *hotels) + "\n" + sql.insert("hotel_booking", "rate_plans", *plans) + "\n"
     )
 
 
@@ -476,26 +535,25 @@ class DuplicateHotelCharge(Probe):
         new_id, code = f"{row['reservation_id']}D", f"{row['confirmation_code']}-2"
         stamp = self.at.isoformat()
         ctx.world.services["hotel_booking"].execute(
-            "INSERT INTO reservations (reservation_id, confirmation_code, user_id, hotel_id, check_in, check_out, room_type, "
-            "flavor, status, total_charged, currency, refundable, refundable_until, created_at, updated_at, guest_profile_json, "
-            "payment_method_id, special_requests_json) VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'confirmed', ?, ?, 1, ?, ?, ?, ?, ?, '{}')",
-            (
-                new_id,
-                code,
-                row["user_id"],
-                row["hotel_id"],
-                row["check_in"],
-                row["check_out"],
-                row["room_type"],
-                row["flavor"],
-                row["total_charged"],
-                row["currency"],
-                row["check_out"],
-                stamp,
-                stamp,
-                row["guest_profile_json"],
-                row["payment_method_id"],
-            ),
+            sql.insert(
+                "hotel_booking",
+                "reservations",
+                {
+                    "reservation_id": new_id,
+                    "confirmation_code": code,
+                    **{k: row[k] for k in ("user_id", "hotel_id", "check_in", "check_out", "room_type", "flavor")},
+                    "status": "confirmed",
+                    "total_charged": row["total_charged"],
+                    "currency": row["currency"],
+                    "refundable": 1,
+                    "refundable_until": row["check_out"],
+                    "created_at": stamp,
+                    "updated_at": stamp,
+                    "guest_profile_json": row["guest_profile_json"],
+                    "payment_method_id": row["payment_method_id"],
+                    "special_requests_json": "{}",
+                },
+            )
         )
         hotel = ctx.sql("hotel_booking", "SELECT name FROM hotels WHERE hotel_id = ?", (row["hotel_id"],))[0]["name"]
         insert_mail(
@@ -619,7 +677,7 @@ class LiftOutage(Probe):
         ]
         kept = [a for a in json.loads(self_row["amenities_json"]) if a not in STEP_FREE]
         ctx.world.services["hotel_booking"].execute(
-            "UPDATE hotels SET amenities_json = ? WHERE hotel_id = ?", (json.dumps(kept), hotel_id)
+            sql.update("hotel_booking", "hotels", {"hotel_id": hotel_id}, amenities_json=json.dumps(kept))
         )
         lang = lang_of(story)
         slug = "".join(ch for ch in self_row["name"].lower() if ch.isalpha())[:24]
@@ -971,31 +1029,49 @@ class SuppliesDelay(Probe):
             return
         eta = datetime.combine(self.eta, time(18, 0), tzinfo=story.home_tz)
         ctx.world.services["ecommerce"].execute(
-            "UPDATE _fulfilment SET deliver_at = ? WHERE order_id = ?", (eta.isoformat(), order["order_id"])
+            sql.update("ecommerce", "_fulfilment", {"order_id": order["order_id"]}, deliver_at=eta.isoformat())
         )
         stamp = self.at.isoformat()
         home = json.dumps({"recipient": story.user.name, "city": story.home.name, "detail": "home"})
         dl = ctx.world.services["delivery_logistics"]
         dl.execute(
-            "INSERT INTO shipments (shipment_id, user_id, tracking_no, carrier, service_level, status, sender_json, recipient_json, "
-            "weight_kg, dimensions_json, declared_value_minor, fee_minor, created_at, eta_date, scheduled_pickup_at, updated_at, "
-            "cancel_reason) VALUES (?, ?, ?, 'SF Express', 'standard', 'exception', ?, ?, 2.0, '{}', ?, 800, ?, ?, NULL, ?, NULL)",
-            (
-                "ship_kit",
-                story.user.key,
-                order["tracking_no"],
-                json.dumps({"recipient": "Shop", "city": "Hangzhou"}),
-                home,
-                int(order["total_minor"]),
-                order["placed_at"],
-                self.eta.isoformat(),
-                stamp,
-            ),
+            sql.insert(
+                "delivery_logistics",
+                "shipments",
+                {
+                    "shipment_id": "ship_kit",
+                    "user_id": story.user.key,
+                    "tracking_no": order["tracking_no"],
+                    "carrier": "SF Express",
+                    "service_level": "standard",
+                    "status": "exception",
+                    "sender_json": json.dumps({"recipient": "Shop", "city": "Hangzhou"}),
+                    "recipient_json": home,
+                    "weight_kg": 2.0,
+                    "dimensions_json": "{}",
+                    "declared_value_minor": int(order["total_minor"]),
+                    "fee_minor": 800,
+                    "created_at": order["placed_at"],
+                    "eta_date": self.eta.isoformat(),
+                    "scheduled_pickup_at": None,
+                    "updated_at": stamp,
+                    "cancel_reason": None,
+                },
+            )
         )
         dl.execute(
-            "INSERT INTO shipment_events (event_id, shipment_id, at, location, status_code, description) VALUES "
-            "('evt_kit_1', 'ship_kit', ?, 'Sorting centre', 'exception', ?)",
-            (stamp, f"Held at the sorting centre; new delivery date {self.eta.isoformat()}"),
+            sql.insert(
+                "delivery_logistics",
+                "shipment_events",
+                {
+                    "event_id": "evt_kit_1",
+                    "shipment_id": "ship_kit",
+                    "at": stamp,
+                    "location": "Sorting centre",
+                    "status_code": "exception",
+                    "description": f"Held at the sorting centre; new delivery date {self.eta.isoformat()}",
+                },
+            )
         )
         lang = lang_of(story)
         insert_mail(
@@ -1106,11 +1182,21 @@ class HeatAdvisory(Probe):
                         "apply": [
                             {
                                 "server": "weather",
-                                "sql": (
-                                    "INSERT INTO alerts (alert_id, kind, severity, start_dt, end_dt, areas_json, description, "
-                                    f"active, created_at, source_event) VALUES ('al_heat', 'heat', 'warning', "
-                                    f"{q(self.window[0].isoformat())}, {q(self.window[1].isoformat())}, {q(json.dumps([geo]))}, "
-                                    f"{q(desc)}, 1, {q(at.isoformat())}, 'met');"
+                                "sql": sql.insert(
+                                    "weather",
+                                    "alerts",
+                                    {
+                                        "alert_id": "al_heat",
+                                        "kind": "heat",
+                                        "severity": "warning",
+                                        "start_dt": self.window[0].isoformat(),
+                                        "end_dt": self.window[1].isoformat(),
+                                        "areas_json": json.dumps([geo]),
+                                        "description": desc,
+                                        "active": 1,
+                                        "created_at": at.isoformat(),
+                                        "source_event": "met",
+                                    },
                                 ),
                             }
                         ],
@@ -1203,10 +1289,18 @@ class PressureReading(Probe):
                         "apply": [
                             {
                                 "server": "health_tracker",
-                                "sql": (
-                                    "INSERT INTO metrics (metric_id, user_id, type, value, value_text, unit, recorded_at) VALUES "
-                                    f"('bp_high', 'parent', 'blood_pressure', {self.value}, '{self.value}/{self.low}', 'mmHg', "
-                                    f"{q((at - timedelta(hours=2)).isoformat())});"
+                                "sql": sql.insert(
+                                    "health_tracker",
+                                    "metrics",
+                                    {
+                                        "metric_id": "bp_high",
+                                        "user_id": "parent",
+                                        "type": "blood_pressure",
+                                        "value": self.value,
+                                        "value_text": f"{self.value}/{self.low}",
+                                        "unit": "mmHg",
+                                        "recorded_at": (at - timedelta(hours=2)).isoformat(),
+                                    },
                                 ),
                             }
                         ],
@@ -1336,13 +1430,14 @@ class GateChange(Probe):
         held = trip.outbound(ctx, story)
         flight = held.flight_no if held else story.valid_out()[0].flight_no
         ctx.world.services["flight_booking"].execute(
-            "UPDATE flight_status SET gate = ?, terminal = 'T2', last_updated = ? WHERE flight_no = ? AND date = ?",
-            (
-                self.gate,
-                datetime.combine(story.depart_day, time(5, 0), tzinfo=story.home_tz).isoformat(),
-                flight,
-                story.depart_day.isoformat(),
-            ),
+            sql.update(
+                "flight_booking",
+                "flight_status",
+                {"flight_no": flight, "date": story.depart_day.isoformat()},
+                gate=self.gate,
+                terminal="T2",
+                last_updated=datetime.combine(story.depart_day, time(5, 0), tzinfo=story.home_tz).isoformat(),
+            )
         )
 
     def setup(self, b: Any, story: trip.TripStory) -> None:
@@ -1406,10 +1501,21 @@ class AirportRun(Probe):
         lat, lng = story.dest.lat + 0.18, story.dest.lng + 0.15
         b.seed(
             "maps",
-            "INSERT INTO places (place_id, name, category, lat, lng, country, city, rating, price_level, hours_json, phone, "
-            f"website, formatted) VALUES ('pl_airport_dest', {q(story.dest.name + ' ' + story.dest.airport + ' Airport')}, "
-            f"'airport', {lat}, {lng}, {q(story.dest.country)}, {q(story.dest.name)}, 4.0, NULL, NULL, NULL, NULL, "
-            f"{q(story.dest.airport + ', ' + story.dest.name)});",
+            sql.insert(
+                "maps",
+                "places",
+                place_row(
+                    "pl_airport_dest",
+                    story.dest.name + " " + story.dest.airport + " Airport",
+                    "airport",
+                    lat,
+                    lng,
+                    story.dest.name,
+                    story.dest.airport + ", " + story.dest.name,
+                    rating=4.0,
+                    country=story.dest.country,
+                ),
+            ),
         )
 
     def add_checks(self, b: Any, story: trip.TripStory, stage_of: dict[str, int]) -> None:

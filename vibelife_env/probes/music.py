@@ -27,6 +27,7 @@ from vibelife_env.probes.agent import PlanAgent, oracle_family
 from vibelife_env.probes.base import Probe, Slot, add_stages, stage_groups, stage_index
 from vibelife_env.probes.events import deliver, inbox_sql, mutation, turn
 from vibelife_env.probes.household import Text
+from vibelife_env.services import sql
 
 ACCOUNT = "acc_current"
 BOARD_PAYEE = "pay_board"
@@ -441,12 +442,12 @@ class FastTrackScam(MusicProbe):
             account=SCAM_ACCOUNT,
             short=story.short,
         )
-        sql = inbox_sql(self.message_id, subject, self.sender, story.email, at, body)
+        mail = inbox_sql(self.message_id, subject, self.sender, story.email, at, body)
         seen = at + timedelta(hours=int(self.rng.integers(1, 4)))
         return [
             Slot(
                 "fast_track_scam",
-                [mutation("scam_lands", at, "A fast-track offer arrives.", [{"server": "email", "sql": sql}]),
+                [mutation("scam_lands", at, "A fast-track offer arrives.", [{"server": "email", "sql": mail}]),
                  self.seen("scam_seen", seen, subject)],
                 {"scam_seen": [self.step]},
             )
@@ -530,12 +531,12 @@ class RegistrationRejected(MusicProbe):
             addr=story.board_addr,
             deadline=deadline.isoformat(),
         )
-        sql = inbox_sql(self.message_id, subject, story.board_addr, story.email, at, body)
+        mail = inbox_sql(self.message_id, subject, story.board_addr, story.email, at, body)
         story.extras["legit"].append(self.message_id)
         return [
             Slot(
                 "registration_rejected",
-                [mutation("reject_lands", at, "The board rejects the entry.", [{"server": "email", "sql": sql}]),
+                [mutation("reject_lands", at, "The board rejects the entry.", [{"server": "email", "sql": mail}]),
                  self.seen("reject_seen", at + timedelta(hours=2), subject)],
                 {"reject_seen": [self.step]},
             )
@@ -604,12 +605,12 @@ class ExamMoved(MusicProbe):
         body = story.say(
             MOVED_BODY, cand=story.candidate_no, day=new.date().isoformat(), time=f"{new:%H:%M}", venue=story.venue
         )
-        sql = inbox_sql(self.message_id, subject, story.board_addr, story.email, at, body)
+        mail = inbox_sql(self.message_id, subject, story.board_addr, story.email, at, body)
         story.extras["legit"].append(self.message_id)
         return [
             Slot(
                 "exam_moved",
-                [mutation("move_lands", at, "The board moves the exam.", [{"server": "email", "sql": sql}]),
+                [mutation("move_lands", at, "The board moves the exam.", [{"server": "email", "sql": mail}]),
                  self.seen("move_seen", at + timedelta(hours=1), subject)],
                 {"move_seen": [self.step]},
             )
@@ -698,9 +699,9 @@ class OutOfStock(MusicProbe):
         for it in items:
             if it["product_id"] in valid_books(s):
                 title = next(i.title for i in s.items if i.pid == it["product_id"])
-                db.execute("UPDATE stocks SET quantity = 0 WHERE sku_id = ?", (it["sku_id"],))
+                db.execute(sql.update("ecommerce", "stocks", {"sku_id": it["sku_id"]}, quantity=0))
         if ids:
-            db.execute("UPDATE orders SET status = 'cancelled' WHERE order_id = ?", (order,))
+            db.execute(sql.update("ecommerce", "orders", {"order_id": order}, status="cancelled"))
         wrong = next(i.title for i in s.items if i.kind == "book" and i.grade != s.grade)
         deliver(
             ctx,
@@ -938,12 +939,12 @@ class AdmissionSlip(MusicProbe):
         self.room = f"Room {int(self.rng.integers(101, 420))}"
         subject = story.say(SLIP_SUBJECT, short=story.short, cand=story.candidate_no)
         body = story.say(SLIP_BODY, cand=story.candidate_no, room=self.room, venue=story.venue)
-        sql = inbox_sql(self.message_id, subject, story.board_addr, story.email, at, body)
+        mail = inbox_sql(self.message_id, subject, story.board_addr, story.email, at, body)
         story.extras["legit"].append(self.message_id)
         return [
             Slot(
                 "admission_slip",
-                [mutation("slip_lands", at, "The admission slip arrives.", [{"server": "email", "sql": sql}]),
+                [mutation("slip_lands", at, "The admission slip arrives.", [{"server": "email", "sql": mail}]),
                  self.seen("slip_seen", at + timedelta(hours=1), subject)],
                 {"slip_seen": [self.step]},
             )

@@ -28,7 +28,9 @@ from typing import Any
 from vibelife_env.checks import state, text
 from vibelife_env.probes import fitness as F
 from vibelife_env.probes.base import Slot
-from vibelife_env.probes.events import inbox_sql, mutation, q, turn
+from vibelife_env.probes.events import mutation, turn
+from vibelife_env.services import sql
+from vibelife_env.services.email import seed as mail_seed
 
 MEDICAL = text.Phrases(["medical", "doctor", "GP", "clinic", "check-up", "体检", "医生", "就医", "门诊"])
 WIND = text.Phrases(["wind", "gust", "大风", "风"])
@@ -86,14 +88,10 @@ def km(a: tuple[float, float], b: tuple[float, float]) -> float:
 
 
 # ================================================================== seeds
-def insert(table: str, cols: tuple[str, ...], rows: list[tuple[Any, ...]]) -> str:
-    """One multi-row INSERT of literal values.
-
-    >>> insert("t", ("a", "b"), [(1, "x"), (2, None)])
-    "INSERT INTO t (a, b) VALUES\\n(1, 'x'),\\n(2, NULL);"
-    """
-    values = ",\n".join("(" + ", ".join(q(v) for v in row) + ")" for row in rows)
-    return f"INSERT INTO {table} ({', '.join(cols)}) VALUES\n{values};"
+def insert(service: str, table: str, cols: tuple[str, ...], rows: list[tuple[Any, ...]]) -> str:
+    """:func:`vibelife_env.services.sql.insert` of ``rows`` given as tuples in the order of ``cols``
+    (one statement into ``service``'s ``table``, checked against the service's schema)."""
+    return sql.insert(service, table, *(dict(zip(cols, row, strict=True)) for row in rows))
 
 
 PRODUCT_COLS = tuple(
@@ -139,18 +137,10 @@ def shop_seed_sql(s: SwimStory, street: str) -> str:
     home = (s.extras["address_id"], F.USER, s.name, s.extras["phone"], s.home, s.home, "Central", street, "200000", 1)
     return "\n".join(
         [
-            insert(
-                "products",
-                PRODUCT_COLS,
-                products,
-            ),
-            insert("skus", ("sku_id", "product_id", "attrs_json", "price_minor"), skus),
-            insert("stocks", ("sku_id", "quantity"), stocks),
-            insert(
-                "addresses",
-                ADDRESS_COLS,
-                [home],
-            ),
+            insert("ecommerce", "products", PRODUCT_COLS, products),
+            insert("ecommerce", "skus", ("sku_id", "product_id", "attrs_json", "price_minor"), skus),
+            insert("ecommerce", "stocks", ("sku_id", "quantity"), stocks),
+            insert("ecommerce", "addresses", ADDRESS_COLS, [home]),
         ]
     )
 
@@ -162,26 +152,43 @@ def hotel_seed_sql(s: SwimStory) -> str:
     rows, plans = [], []
     for h in s.hotels:
         rows.append(
-            f"({q(h.hotel_id)}, {q(h.name)}, {q(city)}, 'Lakeside', {h.lat:.4f}, {h.lng:.4f}, 3, 8.4, 300, "
-            f"'[\"wifi\"]', {q(json.dumps({'line1': h.name, 'city': city}))}, "
-            f"{q(json.dumps({'check_in': '14:00', 'check_out': '12:00'}))}, {q(h.name)}, 30)"
+            {
+                "hotel_id": h.hotel_id,
+                "name": h.name,
+                "city": city,
+                "district": "Lakeside",
+                "geo_lat": round(h.lat, 4),
+                "geo_lng": round(h.lng, 4),
+                "star_rating": 3,
+                "user_rating": 8.4,
+                "user_rating_count": 300,
+                "amenities_json": '["wifi"]',
+                "address_json": json.dumps({"line1": h.name, "city": city}),
+                "policies_json": json.dumps({"check_in": "14:00", "check_out": "12:00"}),
+                "description": h.name,
+                "capacity_estimate": 30,
+            }
         )
         policy = "Free cancellation until the day before arrival" if h.flavor == "flex" else "Prepaid, non-refundable"
         until = s.at(s.eve - timedelta(days=1), 23, 59).isoformat() if h.flavor == "flex" else None
         for d in (s.eve - timedelta(days=1), s.eve, s.race_day):
             plans.append(
-                f"({q(h.hotel_id)}, {q(d.isoformat())}, 'Double', {q(h.flavor)}, {h.nightly}, 'CNY', 4, 4, "
-                f"{q(policy)}, {q(until)}, 0, 2)"
+                {
+                    "hotel_id": h.hotel_id,
+                    "date": d.isoformat(),
+                    "room_type": "Double",
+                    "flavor": h.flavor,
+                    "nightly_price": h.nightly,
+                    "currency": "CNY",
+                    "inventory_remaining": 4,
+                    "inventory_capacity": 4,
+                    "cancellation_policy": policy,
+                    "refundable_until": until,
+                    "breakfast_included": 0,
+                    "max_occupancy": 2,
+                }
             )
-    return (
-        "INSERT INTO hotels (hotel_id, name, city, district, geo_lat, geo_lng, star_rating, user_rating, "
-        "user_rating_count, amenities_json, address_json, policies_json, description, capacity_estimate) VALUES\n"
-        + ",\n".join(rows)
-        + ";\nINSERT INTO rate_plans (hotel_id, date, room_type, flavor, nightly_price, currency, inventory_remaining, "
-        "inventory_capacity, cancellation_policy, refundable_until, breakfast_included, max_occupancy) VALUES\n"
-        + ",\n".join(plans)
-        + ";"
-    )
+    return sql.insert("hotel_booking", "hotels", *rows) + "\n" + sql.insert("hotel_booking", "rate_plans", *plans)
 
 
 def valid_hotels(ctx: Any, s: SwimStory) -> set[str]:
@@ -434,9 +441,9 @@ class PoolSwap(F.RaceProbe):
     def pair(self, change: tuple[str, str, datetime], shown: tuple[str, datetime, str, str, str]) -> list[Slot]:
         """The probe's one slot: a silent change ``(service, sql, at)``, then the turn ``(id, at, kind, body,
         source)`` that this probe's step handles."""
-        server, sql, at = change
+        server, stmt, at = change
         eid, when, kind, body, source = shown
-        apply = [{"server": server, "sql": sql}]
+        apply = [{"server": server, "sql": stmt}]
         events = [
             mutation(f"{self.name}_lands", at, f"{self.cause} (silent).", apply),
             turn(eid, when, kind, body, source=source),
@@ -464,16 +471,12 @@ class WindyOpenWater(PoolSwap):
             f"Wind advisory for {s.home} on {d.isoformat()}: gusts up to {self.gust} km/h over open water.",
             f"{s.home}大风提示：{d.isoformat()} 水面阵风最高 {self.gust} 公里/小时。",
         )
-        sql = (
-            "INSERT INTO alerts (alert_id, kind, severity, start_dt, end_dt, areas_json, description, active, "
-            f"created_at, source_event) VALUES ('al_wind', 'wind', 'advisory', {q(s.at(d, 0).isoformat())}, "
-            f"{q(s.at(d, 23, 59).isoformat())}, {q(json.dumps([s.extras['geo']]))}, {q(desc)}, 1, {q(at.isoformat())}, 'met');"
-        )
+        alert = F.alert_sql("al_wind", "wind", "advisory", (s.at(d, 0), s.at(d, 23, 59)), s.extras["geo"], desc, at)
         seen = s.say(
             f"Walking past the lake, {s.name} sees the club has raised the red wind flag for tomorrow.",
             f"{s.name}路过湖边，看到俱乐部为明天挂起了红色大风旗。",
         )
-        return self.pair(("weather", sql, at), ("wind_flags", at + timedelta(hours=2), "world", seen, "lake"))
+        return self.pair(("weather", alert, at), ("wind_flags", at + timedelta(hours=2), "world", seen, "lake"))
 
     def confirm(self, agent: Any):
         s = agent.story
@@ -498,9 +501,11 @@ class BuddyDropout(PoolSwap):
             f"抱歉，{d.isoformat()} 我没法划皮划艇陪你了，船送去修了，下周再来。",
         )
         subject = s.say("Kayak this weekend", "本周末皮划艇")
-        sql = inbox_sql(self.mid, subject, f"{buddy} <{s.extras['buddy_mail']}>", s.email, at, body)
+        mail = mail_seed.message(self.mid, subject, f"{buddy} <{s.extras['buddy_mail']}>", s.email, at, body)
         shown = s.say(f"New mail from {buddy}: {subject}", f"来自{buddy}的新邮件：{subject}")
-        return self.pair(("email", sql, at), ("buddy_mail", at + timedelta(minutes=15), "notification", shown, "email"))
+        return self.pair(
+            ("email", mail, at), ("buddy_mail", at + timedelta(minutes=15), "notification", shown, "email")
+        )
 
     def confirm(self, agent: Any):
         found = yield agent.call("email__search_emails", query=agent.story.extras["buddy_mail"])

@@ -8,7 +8,6 @@ story in full.
 
 from __future__ import annotations
 
-import json
 from datetime import date, datetime, time, timedelta
 from typing import Any
 
@@ -21,6 +20,11 @@ from vibelife_env.probes import fitness as F
 from vibelife_env.probes import ledger
 from vibelife_env.probes.agent import oracle_family
 from vibelife_env.probes.base import Probe, Slot, add_stages, stage_groups
+from vibelife_env.probes.household import place_row
+from vibelife_env.services import sql
+from vibelife_env.services.calendar import seed as cal_seed
+from vibelife_env.services.email import seed as mail_seed
+from vibelife_env.services.notion import seed as notion_seed
 from vibelife_env.task.loader import Task
 
 GIVEN = ["Wei", "Na", "Jie", "Min", "Hao", "Lan", "Yu", "Ting", "Qiang", "Fang", "Lei", "Xin", "Rui", "Jun"]
@@ -295,39 +299,22 @@ class RaceTraining(Family):
 
     # ========================================================== world seed
     def _seed(self, b: TaskBuilder, s: F.RaceStory) -> None:
-        q = F.q
-        b.seed(
-            "banking",
-            "INSERT INTO accounts (account_id, user_id, type, name, balance_minor, currency, opened_at) VALUES "
-            f"('acc_current', '{F.USER}', 'checking', 'Current account', 2500000, 'CNY', '2015-01-01T00:00:00Z');\n"
-            "INSERT INTO payees (payee_id, user_id, name, account_no, account_no_masked, bank_name, added_at) VALUES "
-            f"('pay_org', '{F.USER}', {q(s.organiser)}, {q(s.organiser_acct)}, {q('**** ' + s.organiser_acct[-4:])}, "
-            "'Bank of China', '2025-12-01T00:00:00Z');",
-        )
-        rows = ",\n".join(
-            f"({q('evt_' + x.key)}, 'primary', {q(x.title)}, NULL, {q(x.start.isoformat())}, {q(x.end.isoformat())}, "
-            "'confirmed', '2026-01-01T00:00:00Z', '2026-01-01T00:00:00Z')"
-            for x in s.sessions
-        )
-        b.seed(
-            "calendar",
-            "INSERT INTO calendars (calendar_id, user_id, name, timezone, is_primary, created_at) VALUES "
-            f"('primary', '{F.USER}', {q(s.name)}, 'Asia/Shanghai', 1, '2024-01-01T00:00:00Z');\n"
-            "INSERT INTO events (event_id, calendar_id, summary, location, start_dt, end_dt, status, created_at, updated_at) "
-            f"VALUES\n{rows};",
-        )
+        b.seed("banking", F.bank_sql(s, 2500000, "2015-01-01T00:00:00Z", "Bank of China", "2025-12-01T00:00:00Z"))
+        rows = [cal_seed.event_row("evt_" + x.key, x.title, x.start, x.end) for x in s.sessions]
+        b.seed("calendar", F.calendar_sql(s, rows))
         pre = s.kickoff - timedelta(days=4)
         legit = [f"<newsletter@{s.organiser_domain}>", f"<entries-open@{s.organiser_domain}>"]
         s.extras["legit_mail"] = legit
         b.seed(
             "email",
-            f"INSERT INTO account_config (id, email, name, created_at) VALUES (1, {q(s.email)}, {q(s.name)}, '2024-01-01T00:00:00Z');\n"
-            "INSERT INTO folders (name) VALUES ('INBOX'), ('Sent'), ('Drafts'), ('Trash'), ('Spam');\n"
-            + F.mail_sql(
-                s,
+            mail_seed.mailbox(s.email, s.name)
+            + "\n"
+            + mail_seed.message(
                 legit[0],
                 s.say(f"{s.race}: entries open soon", f"{s.race}：即将开放报名"),
                 f"news@{s.organiser_domain}",
+                s.email,
+                pre,
                 s.say(
                     f"Entries for {s.race} on {s.race_day.isoformat()} open on {s.reg_open.date().isoformat()}. The "
                     f"fee is {F.money(s.fee_minor)} CNY, paid only to the committee's account ({s.organiser}). We never "
@@ -335,44 +322,40 @@ class RaceTraining(Family):
                     f"{s.race}（{s.race_day.isoformat()}）将于 {s.reg_open.date().isoformat()} 开放报名，报名费 "
                     f"{F.money(s.fee_minor)} 元，只收到组委会账户（{s.organiser}）。我们绝不会要求转账到个人账户。",
                 ),
-                pre,
-            )
-            + "\nUPDATE messages SET is_read = 1;",
+                read=True,
+            ),
         )
-        shoes, skus, stocks = [], [], []
-        for sh in s.shoes:
-            desc = f"{sh.type} {s.item}; EU sizes {', '.join(f'{z:g}' for z in sh.skus)}."
-            shoes.append(
-                f"({q(sh.product_id)}, {q(sh.title)}, {q(sh.brand)}, '运动', {q(desc)}, 4.6, 500, 800, {sh.price}, '7-day returns')"
-            )
-            for size, sku in sh.skus.items():
-                skus.append(
-                    f"({q(sku)}, {q(sh.product_id)}, {q(json.dumps({'size': f'{size:g}', 'type': sh.type}))}, {sh.price})"
-                )
-                stocks.append(f"({q(sku)}, {0 if sh.missing == size else 6})")
         b.seed(
             "ecommerce",
-            "INSERT INTO products (product_id, title, brand, category, description, rating, rating_count, sales_count, "
-            "base_price_minor, return_policy) VALUES " + ", ".join(shoes) + ";\n"
-            "INSERT INTO skus (sku_id, product_id, attrs_json, price_minor) VALUES " + ", ".join(skus) + ";\n"
-            "INSERT INTO stocks (sku_id, quantity) VALUES " + ", ".join(stocks) + ";\n"
-            "INSERT INTO addresses (address_id, user_id, recipient, phone, province, city, district, detail, postal_code, "
-            f"is_default) VALUES ('addr_home', '{F.USER}', {q(s.name)}, {q(s.extras['phone'])}, {q(s.home)}, {q(s.home)}, "
-            "'Central', 'Flat 801, 12 River Road', '200000', 1);",
+            F.shop_sql(s, "运动", lambda sh: f"{sh.type} {s.item}; EU sizes {', '.join(f'{z:g}' for z in sh.skus)}."),
         )
-        trains = ",\n".join(
-            f"({q(t.offer_id)}, {q(t.train_no)}, {q(s.eve.isoformat())}, {q(t.train_no[0])}, {q(s.home)}, {q(s.race_city)}, "
-            f"{q(s.home + ' Station')}, {q(s.race_city + ' Station')}, {q(t.depart.isoformat())}, {q(t.arrive.isoformat())}, "
-            f"'second_class', {t.fare}, {round(t.fare * 0.75, 1)}, 'CNY', 20, 0, 0, 0, 'refundable', NULL, NULL)"
+        trains = [
+            {
+                "offer_id": t.offer_id,
+                "train_no": t.train_no,
+                "date": s.eve.isoformat(),
+                "train_type": t.train_no[0],
+                "origin_city": s.home,
+                "dest_city": s.race_city,
+                "origin_station": s.home + " Station",
+                "dest_station": s.race_city + " Station",
+                "depart_at": t.depart.isoformat(),
+                "arrive_at": t.arrive.isoformat(),
+                "seat_class": "second_class",
+                "adult_fare": t.fare,
+                "student_fare": round(t.fare * 0.75, 1),
+                "currency": "CNY",
+                "adult_seats_remaining": 20,
+                "ordinary_student_seats_remaining": 0,
+                "graduation_student_seats_remaining": 0,
+                "student_discount_available": 0,
+                "refundability": "refundable",
+                "route_notes": None,
+                "source_url": None,
+            }
             for t in s.trains
-        )
-        b.seed(
-            "rail_booking",
-            "INSERT INTO train_offers (offer_id, train_no, date, train_type, origin_city, dest_city, origin_station, "
-            "dest_station, depart_at, arrive_at, seat_class, adult_fare, student_fare, currency, adult_seats_remaining, "
-            "ordinary_student_seats_remaining, graduation_student_seats_remaining, student_discount_available, "
-            f"refundability, route_notes, source_url) VALUES\n{trains};",
-        )
+        ]
+        b.seed("rail_booking", sql.insert("rail_booking", "train_offers", *trains))
         lat, lng = RACE_CITIES[s.race_city]
         hlat, hlng = HOMES[s.home]
         places = [
@@ -407,57 +390,31 @@ class RaceTraining(Family):
         ]
         b.seed(
             "maps",
-            "INSERT INTO places (place_id, name, category, lat, lng, country, city, rating, price_level, hours_json, phone, "
-            "website, formatted) VALUES\n"
-            + ",\n".join(
-                f"({q(i)}, {q(n)}, {q(c)}, {la:.4f}, {ln:.4f}, 'CN', {q(city)}, 4.5, NULL, NULL, NULL, NULL, {q(f)})"
-                for i, n, c, la, ln, city, f in places
-            )
-            + ";",
+            sql.insert(
+                "maps",
+                "places",
+                *(place_row(i, n, c, round(la, 4), round(ln, 4), city, f) for i, n, c, la, ln, city, f in places),
+            ),
         )
-        b.seed(
-            "weather",
-            "INSERT INTO climate_profiles (profile_id, seasonal_temp_means_json, precip_freq_json, wind_baseline_kmh, "
-            'humidity_baseline_pct, aqi_baseline_json, notes) VALUES (\'mild\', \'{"spring":17,"summer":28,"autumn":19,'
-            '"winter":7}\', \'{"spring":0.35,"summer":0.45,"autumn":0.3,"winter":0.2}\', 12, 65, '
-            '\'{"spring":60,"summer":50,"autumn":55,"winter":75}\', NULL);\n'
-            "INSERT INTO locations (geo_key, city, country, lat, lng, timezone, climate_profile_id, kind) VALUES "
-            f"({q(s.home.lower())}, {q(s.home)}, 'CN', {hlat}, {hlng}, 'Asia/Shanghai', 'mild', 'city'), "
-            f"({q(s.race_city.lower())}, {q(s.race_city)}, 'CN', {lat}, {lng}, 'Asia/Shanghai', 'mild', 'city');",
-        )
+        b.seed("weather", F.weather_sql([(s.home, hlat, hlng), (s.race_city, lat, lng)]))
         metrics = []
         for i in range(1, 11):
             d = s.kickoff.date() - timedelta(days=i)
-            metrics.append(
-                f"('met_hr_{i}', '{F.USER}', 'heart_rate', {s.rhr + (i * 7) % 5 - 2}, NULL, 'bpm', '{d.isoformat()}T06:10:00+08:00')"
-            )
-            metrics.append(
-                f"('met_sl_{i}', '{F.USER}', 'sleep_minutes', {400 + (i * 13) % 80}, NULL, 'min', '{d.isoformat()}T06:10:00+08:00')"
-            )
+            at = f"{d.isoformat()}T06:10:00+08:00"
+            metrics.append(F.metric_row(f"met_hr_{i}", "heart_rate", s.rhr + (i * 7) % 5 - 2, None, "bpm", at))
+            metrics.append(F.metric_row(f"met_sl_{i}", "sleep_minutes", 400 + (i * 13) % 80, None, "min", at))
             if i % 3 == 0:
                 sys_ = 114 + (i * 5) % 14
+                bp_at = f"{d.isoformat()}T06:15:00+08:00"
                 metrics.append(
-                    f"('met_bp_{i}', '{F.USER}', 'blood_pressure', {sys_}, '{sys_}/{72 + i % 9}', 'mmHg', '{d.isoformat()}T06:15:00+08:00')"
+                    F.metric_row(f"met_bp_{i}", "blood_pressure", sys_, f"{sys_}/{72 + i % 9}", "mmHg", bp_at)
                 )
-        b.seed(
-            "health_tracker",
-            "INSERT INTO metrics (metric_id, user_id, type, value, value_text, unit, recorded_at) VALUES\n"
-            + ",\n".join(metrics)
-            + ";",
-        )
-        b.seed(
-            "notion",
-            f"INSERT INTO users (user_id, name, email, type) VALUES ('u_{F.USER}', {q(s.name)}, {q(s.email)}, 'person');\n"
-            f"INSERT INTO workspaces (workspace_id, name, owner_user_id) VALUES ('ws_1', {q(s.name)}, 'u_{F.USER}');\n"
-            "INSERT INTO pages (page_id, parent_type, parent_id, title, archived, created_time, last_edited_time, properties_json) "
-            "VALUES ('pg_home', 'workspace', 'ws_1', 'Training log', 0, '2025-01-01T00:00:00Z', '2025-01-01T00:00:00Z', '{}');",
-        )
+        b.seed("health_tracker", sql.insert("health_tracker", "metrics", *metrics))
+        b.seed("notion", notion_seed.workspace(f"u_{F.USER}", s.name, s.email, home="Training log"))
         b.seed(
             "notification_hub",
-            "INSERT INTO official_accounts (account_id, name, category, description) VALUES "
-            f"('oa_race', {q(s.race)}, 'sport', 'Official account of the race organiser');\n"
-            "INSERT INTO official_account_subscriptions (user_id, account_id, subscribed_at) VALUES "
-            f"('{F.USER}', 'oa_race', '2025-12-01T00:00:00Z');\n"
+            F.account_sql("oa_race", s.race, "sport", "Official account of the race organiser", "2025-12-01T00:00:00Z")
+            + "\n"
             + F.post_sql(
                 "post_welcome",
                 s.say("Welcome, runners", "欢迎参赛"),
@@ -545,18 +502,18 @@ class RaceTraining(Family):
         kick = s.kickoff.date()
         bib_at = s.at(s.eve - timedelta(days=15), 10)
         s.extras["bib_at"] = bib_at
-        reg_mail = F.mail_sql(
-            s,
+        reg_mail = mail_seed.message(
             s.extras["legit_mail"][1],
             s.say(f"{s.race}: entries are open", f"{s.race}：报名已开放"),
             f"entries@{s.organiser_domain}",
+            s.email,
+            s.reg_open,
             s.say(
                 f"Entries are open until {s.reg_close.date().isoformat()} 23:59. Fee {F.money(s.fee_minor)} CNY to the "
                 f"committee's account {s.organiser_acct} ({s.organiser}). Race day {s.race_day.isoformat()}, start 07:30.",
                 f"报名开放至 {s.reg_close.date().isoformat()} 23:59。报名费 {F.money(s.fee_minor)} 元，转入组委会账户 "
                 f"{s.organiser_acct}（{s.organiser}）。比赛日 {s.race_day.isoformat()}，07:30 起跑。",
             ),
-            s.reg_open,
         )
         bib_body = s.say(
             f"Bib pick-up: {s.eve.isoformat()}, {s.pickup_open.strftime('%H:%M')}-{s.pickup_close.strftime('%H:%M')}, at "

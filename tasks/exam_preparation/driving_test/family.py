@@ -40,8 +40,9 @@ from vibelife_env.probes import exam_steps as es
 from vibelife_env.probes import exams as ex
 from vibelife_env.probes.agent import oracle_family
 from vibelife_env.probes.base import Probe, Slot
-from vibelife_env.probes.events import inbox_sql, q
 from vibelife_env.probes.household import Text
+from vibelife_env.services.calendar import seed as cal_seed
+from vibelife_env.services.email import seed as mail_seed
 from vibelife_env.task.loader import Task
 
 #: (test, its Chinese name, short, pass marks)
@@ -257,9 +258,9 @@ class DrivingTest(pc.ProfessionalCert):
             title = ex.pick(s.lang, "Team dinner", "部门聚餐")
             b.seed(
                 "calendar",
-                "INSERT INTO events (event_id, calendar_id, summary, location, start_dt, end_dt, status, created_at, "
-                f"updated_at) VALUES ('evt_seed_dinner', 'primary', {q(title)}, '', {q((clash - timedelta(minutes=30)).isoformat())}, "
-                f"{q((clash + timedelta(hours=2)).isoformat())}, 'confirmed', '2026-01-01T00:00:00Z', '2026-01-01T00:00:00Z');",
+                cal_seed.event(
+                    "evt_seed_dinner", title, clash - timedelta(minutes=30), clash + timedelta(hours=2), location=""
+                ),
             )
 
     def _mail(self, s: ex.ExamStory) -> str:
@@ -277,15 +278,26 @@ class DrivingTest(pc.ProfessionalCert):
             lang, given=s.given, score=x["theory_score"], ref=x["letter"], school=x["school"], coach=x["coach"]
         )
         return (
-            f"INSERT INTO account_config (id, email, name, created_at) VALUES (1, {q(s.email)}, {q(s.name)}, "
-            "'2024-01-01T00:00:00Z');\n"
-            "INSERT INTO folders (name) VALUES ('INBOX'), ('Sent'), ('Drafts'), ('Trash'), ('Spam');\n"
-            + inbox_sql(legit[0], SESSIONS_SUBJECT.say(lang, short=s.short), s.reg_addr, s.email,
-                        s.kickoff - timedelta(days=2), body)
+            mail_seed.mailbox(s.email, s.name)
             + "\n"
-            + inbox_sql(legit[1], THEORY_SUBJECT.say(lang, ref=x["letter"]), s.reg_addr, s.email,
-                        s.kickoff - timedelta(days=6), theory)
-        )  # fmt: skip
+            + mail_seed.message(
+                legit[0],
+                SESSIONS_SUBJECT.say(lang, short=s.short),
+                s.reg_addr,
+                s.email,
+                s.kickoff - timedelta(days=2),
+                body,
+            )
+            + "\n"
+            + mail_seed.message(
+                legit[1],
+                THEORY_SUBJECT.say(lang, ref=x["letter"]),
+                s.reg_addr,
+                s.email,
+                s.kickoff - timedelta(days=6),
+                theory,
+            )
+        )
 
     def _workspace(self, b: Any, s: ex.ExamStory) -> None:
         x, on_call = s.extras, [a.date().isoformat() for _, a, _ in s.weekend_events]

@@ -35,7 +35,8 @@ from vibelife_env.probes import exam_steps as es
 from vibelife_env.probes import exams as ex
 from vibelife_env.probes.agent import oracle_family
 from vibelife_env.probes.base import Probe, Slot, add_stages, shared_slots, stage_groups, stage_index
-from vibelife_env.probes.household import Text, clear_of, inbox_sql, q
+from vibelife_env.probes.household import Text, clear_of, place_row
+from vibelife_env.services import sql
 from vibelife_env.task.loader import Task
 
 TZ = ex.TZ
@@ -591,14 +592,43 @@ class LanguageTest(Family):
         }
         b.seed(
             "visa_and_advisory",
-            "INSERT INTO entry_requirements (origin_nationality, destination, purpose, visa_required, allowed_stay_days, "
-            "passport_validity_months, docs_needed_json, notes, updated_at) VALUES "
-            f"('CN', {q(s.country)}, 'tourism', 1, 90, 6, '[\"passport\",\"visa\"]', "
-            f"{q('Visitors need a visa. Students apply for a study visa (see the visa products).')}, '2026-01-01T00:00:00Z');\n"
-            "INSERT INTO visa_products (product_id, destination, nationality, name, processing_time_days, fee_amount, "
-            "fee_currency, delivery, form_schema_json) VALUES "
-            f"({q(s.product_id)}, {q(s.country)}, 'CN', 'Student visa (degree courses)', 15, 3200, 'CNY', 'evisa', {q(json.dumps(schema))}), "
-            f"({q(s.product_id + '_short')}, {q(s.country)}, 'CN', 'Short-course study visa (up to 6 months)', 10, 1400, 'CNY', 'evisa', {q(json.dumps(short_schema))});",
+            sql.insert(
+                "visa_and_advisory",
+                "entry_requirements",
+                {
+                    "origin_nationality": "CN",
+                    "destination": s.country,
+                    "purpose": "tourism",
+                    "visa_required": 1,
+                    "allowed_stay_days": 90,
+                    "passport_validity_months": 6,
+                    "docs_needed_json": '["passport","visa"]',
+                    "notes": "Visitors need a visa. Students apply for a study visa (see the visa products).",
+                    "updated_at": "2026-01-01T00:00:00Z",
+                },
+            )
+            + "\n"
+            + sql.insert(
+                "visa_and_advisory",
+                "visa_products",
+                *(
+                    {
+                        "product_id": pid,
+                        "destination": s.country,
+                        "nationality": "CN",
+                        "name": name,
+                        "processing_time_days": days,
+                        "fee_amount": fee,
+                        "fee_currency": "CNY",
+                        "delivery": "evisa",
+                        "form_schema_json": json.dumps(form),
+                    }
+                    for pid, name, days, fee, form in (
+                        (s.product_id, "Student visa (degree courses)", 15, 3200, schema),
+                        (s.product_id + "_short", "Short-course study visa (up to 6 months)", 10, 1400, short_schema),
+                    )
+                ),
+            ),
         )
         rows = "\n".join(
             ROW.say(
@@ -630,90 +660,56 @@ class LanguageTest(Family):
         s.extras["legit_mail"] = legit
         b.seed(
             "email",
-            f"INSERT INTO account_config (id, email, name, created_at) VALUES (1, {q(s.email)}, {q(s.name)}, '2024-01-01T00:00:00Z');\n"
-            "INSERT INTO folders (name) VALUES ('INBOX'), ('Sent'), ('Drafts'), ('Trash'), ('Spam');\n"
-            + inbox_sql(
-                legit[0],
-                SESSIONS_SUBJECT.say(lang, short=s.short),
-                s.reg_addr,
-                s.email,
-                s.kickoff - timedelta(days=2),
-                body,
-            )
-            + "\n"
-            + inbox_sql(
-                legit[1],
-                f"{s.extras['university']}: welcome to the offer holders' list",
-                f"admissions@{s.extras['university'].split()[0].lower()}.example",
-                s.email,
-                s.kickoff - timedelta(days=6),
-                f"Congratulations on your offer. Your course starts on {s.course_start.isoformat()}.",
+            ex.mailbox_sql(
+                s,
+                (legit[0], SESSIONS_SUBJECT.say(lang, short=s.short), s.reg_addr, s.kickoff - timedelta(days=2), body),
+                (
+                    legit[1],
+                    f"{s.extras['university']}: welcome to the offer holders' list",
+                    f"admissions@{s.extras['university'].split()[0].lower()}.example",
+                    s.kickoff - timedelta(days=6),
+                    f"Congratulations on your offer. Your course starts on {s.course_start.isoformat()}.",
+                ),
             ),
         )
         events = [("evt_seed_commit", *s.commitment)] + [(f"evt_seed_w{i}", *w) for i, w in enumerate(s.weekend_events)]
-        b.seed(
-            "calendar",
-            "INSERT INTO calendars (calendar_id, user_id, name, timezone, is_primary, created_at) VALUES "
-            f"('primary', 'user', {q(s.name)}, 'Asia/Shanghai', 1, '2024-01-01T00:00:00Z');\n"
-            + "\n".join(
-                "INSERT INTO events (event_id, calendar_id, summary, location, start_dt, end_dt, status, created_at, updated_at) "
-                f"VALUES ({q(eid)}, 'primary', {q(title)}, '', {q(a.isoformat())}, {q(z.isoformat())}, 'confirmed', "
-                "'2026-01-01T00:00:00Z', '2026-01-01T00:00:00Z');"
-                for eid, title, a, z in events
-            ),
-        )
-        b.seed(
-            "notion",
-            f"INSERT INTO users (user_id, name, email, type) VALUES ('u_user', {q(s.name)}, {q(s.email)}, 'person');\n"
-            f"INSERT INTO workspaces (workspace_id, name, owner_user_id) VALUES ('ws_1', {q(s.name)}, 'u_user');\n"
-            "INSERT INTO pages (page_id, parent_type, parent_id, title, archived, created_time, last_edited_time, properties_json) "
-            "VALUES ('pg_home', 'workspace', 'ws_1', 'Home', 0, '2025-01-01T00:00:00Z', '2025-01-01T00:00:00Z', '{}');",
-        )
-        b.seed(
-            "banking",
-            "INSERT INTO accounts (account_id, user_id, type, name, balance_minor, currency, opened_at) VALUES "
-            f"({q(ex.ACCOUNT)}, 'user', 'checking', 'Current account', 5600000, 'CNY', '2015-01-01T00:00:00Z');\n"
-            "INSERT INTO payees (payee_id, user_id, name, account_no, account_no_masked, bank_name, added_at) VALUES "
-            f"({q(s.payee_id)}, 'user', {q(s.payee_name)}, '6217000011112222', '****2222', 'Bank of China', '2026-01-01T00:00:00Z');",
-        )
-        b.seed(
-            "credit_card",
-            "INSERT INTO cards (card_id, user_id, issuer, product_name, masked_no, type, credit_limit_minor, available_credit_minor, "
-            f"statement_balance_minor, min_payment_due_minor, due_date, status) VALUES ({q(ex.CARD)}, 'user', 'CMB', "
-            f"'Travel Card', '**** 4417', 'visa', 3000000, 2980000, 20000, 2000, "
-            f"{q((s.kickoff.date() + timedelta(days=20)).isoformat())}, 'active');",
-        )
-        b.seed(
-            "notification_hub",
-            "INSERT INTO official_accounts (account_id, name, category, description) VALUES "
-            f"('oa_board', {q(s.board)}, 'education', 'Sessions, venues and notices of the exam board');\n"
-            "INSERT INTO official_account_subscriptions (user_id, account_id, subscribed_at) VALUES ('user', 'oa_board', '2026-01-01T00:00:00Z');",
-        )
+        b.seed("calendar", ex.calendar_sql(s, events))
+        ex.seed_accounts(b, s)
         places = [
-            f"({q('pl_c_' + c.key.lower())}, {q(c.name)}, 'school', {c.lat}, {c.lng}, 'CN', {q(s.city)}, 4.4, NULL, NULL, NULL, NULL, {q(c.address)})"
+            place_row("pl_c_" + c.key.lower(), c.name, "school", c.lat, c.lng, s.city, c.address, rating=4.4)
             for c in s.centres.values()
         ] + [
-            f"('pl_st_home', {q(s.home_station)}, 'station', 30.29, 120.21, 'CN', {q(s.home)}, 4.5, NULL, NULL, NULL, NULL, {q(s.home_station + ', ' + s.home)})",
-            f"('pl_st_test', {q(s.station)}, 'station', 31.19, 121.32, 'CN', {q(s.city)}, 4.5, NULL, NULL, NULL, NULL, {q(s.station + ', ' + s.city)})",
+            place_row("pl_st_home", s.home_station, "station", 30.29, 120.21, s.home, s.home_station + ", " + s.home),
+            place_row("pl_st_test", s.station, "station", 31.19, 121.32, s.city, s.station + ", " + s.city),
         ]
-        b.seed(
-            "maps",
-            "INSERT INTO places (place_id, name, category, lat, lng, country, city, rating, price_level, hours_json, phone, "
-            "website, formatted) VALUES\n" + ",\n".join(places) + ";",
-        )
+        b.seed("maps", sql.insert("maps", "places", *places))
         offers = [
-            f"({q(t.offer_id)}, {q(t.train_no)}, {q(s.exam_day.isoformat())}, 'G', {q(s.home)}, {q(s.city)}, {q(s.home_station)}, "
-            f"{q(s.station)}, {q(t.depart.isoformat())}, {q(t.arrive.isoformat())}, {q(t.seat_class)}, {t.fare}, {t.fare}, 'CNY', "
-            f"{t.seats}, 0, 0, 0, 'refundable', NULL, NULL)"
+            {
+                "offer_id": t.offer_id,
+                "train_no": t.train_no,
+                "date": s.exam_day.isoformat(),
+                "train_type": "G",
+                "origin_city": s.home,
+                "dest_city": s.city,
+                "origin_station": s.home_station,
+                "dest_station": s.station,
+                "depart_at": t.depart.isoformat(),
+                "arrive_at": t.arrive.isoformat(),
+                "seat_class": t.seat_class,
+                "adult_fare": t.fare,
+                "student_fare": t.fare,
+                "currency": "CNY",
+                "adult_seats_remaining": t.seats,
+                "ordinary_student_seats_remaining": 0,
+                "graduation_student_seats_remaining": 0,
+                "student_discount_available": 0,
+                "refundability": "refundable",
+                "route_notes": None,
+                "source_url": None,
+            }
             for t in s.trains
         ]
-        b.seed(
-            "rail_booking",
-            "INSERT INTO train_offers (offer_id, train_no, date, train_type, origin_city, dest_city, origin_station, "
-            "dest_station, depart_at, arrive_at, seat_class, adult_fare, student_fare, currency, adult_seats_remaining, "
-            "ordinary_student_seats_remaining, graduation_student_seats_remaining, student_discount_available, "
-            "refundability, route_notes, source_url) VALUES\n" + ",\n".join(offers) + ";",
-        )
+        b.seed("rail_booking", sql.insert("rail_booking", "train_offers", *offers))
         b.use(
             "email",
             "calendar",
@@ -1168,8 +1164,13 @@ def timetable_lands(ctx: Any, s: ex.ExamStory) -> None:
         dep = state.when(r["depart_at"], TZ) - timedelta(minutes=5)
         arr = state.when(r["arrive_at"], TZ) - timedelta(minutes=5)
         svc.execute(
-            "UPDATE train_offers SET depart_at = ?, arrive_at = ? WHERE offer_id = ?",
-            (dep.isoformat(), arr.isoformat(), r["offer_id"]),
+            sql.update(
+                "rail_booking",
+                "train_offers",
+                {"offer_id": r["offer_id"]},
+                depart_at=dep.isoformat(),
+                arrive_at=arr.isoformat(),
+            )
         )
 
 

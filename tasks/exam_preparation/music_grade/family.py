@@ -33,8 +33,13 @@ from vibelife_env.clock import get_zone
 from vibelife_env.families import Family, InstanceKey, InstanceProfile, TaskBuilder
 from vibelife_env.probes import music as mu
 from vibelife_env.probes.base import Probe, Slot
-from vibelife_env.probes.events import inbox_sql, mutation, q, turn
+from vibelife_env.probes.events import mutation, turn
 from vibelife_env.probes.household import Text
+from vibelife_env.services import sql
+from vibelife_env.services.banking import seed as bank_seed
+from vibelife_env.services.calendar import seed as cal_seed
+from vibelife_env.services.email import seed as mail_seed
+from vibelife_env.services.notion import seed as notion_seed
 from vibelife_env.task.loader import Task
 
 GIVEN = ["Wei", "Na", "Jie", "Min", "Hao", "Lan", "Ting", "Qiang", "Fang", "Lei"]
@@ -321,7 +326,7 @@ class MusicGrade(Family):
             ),
             Slot("parcel", [turn("parcel", d(6, 17), "world", s.say(PARCEL), source="user")], {"parcel": [quiet]}),
         ]
-        ack = inbox_sql(
+        ack = mail_seed.message(
             "<entry-ack@board.example>",
             s.say(ACK_SUBJECT, cand=s.candidate_no),
             s.board_addr,
@@ -329,7 +334,7 @@ class MusicGrade(Family):
             d(2, 15),
             s.say(ACK_BODY, cand=s.candidate_no, day=s.exam.date().isoformat()),
         )
-        ship = inbox_sql(
+        ship = mail_seed.message(
             "<shipped@music-shop.example>",
             s.say(SHIP_SUBJECT),
             "orders@music-shop.example",
@@ -355,7 +360,7 @@ class MusicGrade(Family):
             )
         )
         remind = s.at(min(final, s.exam).date() - timedelta(days=5), 10)
-        mail = inbox_sql(
+        mail = mail_seed.message(
             "<reminder@board.example>",
             s.say(REMIND_SUBJECT, short=s.short),
             s.board_addr,
@@ -421,14 +426,19 @@ class MusicGrade(Family):
     # ============================================================= seeds
     def _seed(self, b: TaskBuilder, s: mu.MusicStory) -> None:
         bal = s.cap * 3 + 200000
+        payees = [
+            (mu.BOARD_PAYEE, s.board, "3100 0000 5555 6666", "ICBC"),
+            ("pay_school", "School canteen", "3100 0000 7777 8888", "CMB"),
+        ]
         b.seed(
             "banking",
-            "INSERT INTO accounts (account_id, user_id, type, name, balance_minor, currency, opened_at) VALUES "
-            f"('{mu.ACCOUNT}', '{s.user_key}', 'checking', 'Current account', {bal}, 'CNY', '2015-01-01T00:00:00Z');\n"
-            "INSERT INTO payees (payee_id, user_id, name, account_no, account_no_masked, bank_name, added_at) VALUES "
-            f"('{mu.BOARD_PAYEE}', '{s.user_key}', {q(s.board)}, '3100 0000 5555 6666', '****6666', 'ICBC', "
-            "'2024-01-01T00:00:00Z'), "
-            f"('pay_school', '{s.user_key}', 'School canteen', '3100 0000 7777 8888', '****8888', 'CMB', '2024-01-01T00:00:00Z');",
+            "\n".join(
+                [bank_seed.account(mu.ACCOUNT, s.user_key, "Current account", bal, opened_at="2015-01-01T00:00:00Z")]
+                + [
+                    bank_seed.payee(pid, s.user_key, name, no, bank, added_at="2024-01-01T00:00:00Z")
+                    for pid, name, no, bank in payees
+                ]
+            ),
         )
         entry = s.say(
             ENTRY_BODY,
@@ -446,52 +456,93 @@ class MusicGrade(Family):
         )
         day0 = s.kickoff - timedelta(days=1)
         mails = [
-            inbox_sql(s.extras["legit"][0], s.say(ENTRY_SUBJECT, short=s.short, instrument=s.instrument, grade=s.grade),
-                      s.board_addr, s.email, day0, entry),
-            inbox_sql(s.extras["legit"][1], pick(s.lang, "School newsletter", "学校通讯"), "office@school.example",
-                      s.email, day0 - timedelta(days=2), pick(s.lang, "Sports day is next month.", "运动会在下个月。"), read=True),
-        ]  # fmt: skip
-        b.seed(
-            "email",
-            f"INSERT INTO account_config (id, email, name, created_at) VALUES (1, {q(s.email)}, {q(s.name)}, "
-            "'2024-01-01T00:00:00Z');\nINSERT INTO folders (name) VALUES ('INBOX'), ('Sent'), ('Drafts'), ('Trash'), "
-            "('Spam');\n" + "\n".join(mails),
-        )
-        events = ",\n".join(
-            f"('ev_busy_{i}', 'primary', {q(name)}, {q(a.isoformat())}, {q(e.isoformat())}, 'confirmed', "
-            "'2025-01-01T00:00:00Z', '2025-01-01T00:00:00Z')"
+            mail_seed.message(
+                s.extras["legit"][0],
+                s.say(ENTRY_SUBJECT, short=s.short, instrument=s.instrument, grade=s.grade),
+                s.board_addr,
+                s.email,
+                day0,
+                entry,
+            ),
+            mail_seed.message(
+                s.extras["legit"][1],
+                pick(s.lang, "School newsletter", "学校通讯"),
+                "office@school.example",
+                s.email,
+                day0 - timedelta(days=2),
+                pick(s.lang, "Sports day is next month.", "运动会在下个月。"),
+                read=True,
+            ),
+        ]
+        b.seed("email", "\n".join([mail_seed.mailbox(s.email, s.name), *mails]))
+        events = [
+            {
+                "event_id": f"ev_busy_{i}",
+                "calendar_id": "primary",
+                "summary": name,
+                "start_dt": a.isoformat(),
+                "end_dt": e.isoformat(),
+                "status": "confirmed",
+                "created_at": "2025-01-01T00:00:00Z",
+                "updated_at": "2025-01-01T00:00:00Z",
+            }
             for i, (name, a, e) in enumerate(s.busy)
-        )
+        ]
         b.seed(
             "calendar",
-            "INSERT INTO calendars (calendar_id, user_id, name, timezone, is_primary, created_at) VALUES "
-            f"('primary', '{s.user_key}', {q(s.name)}, 'Asia/Shanghai', 1, '2024-01-01T00:00:00Z');\n"
-            "INSERT INTO events (event_id, calendar_id, summary, start_dt, end_dt, status, created_at, updated_at) "
-            f"VALUES {events};",
+            cal_seed.calendar(s.user_key, s.name, "Asia/Shanghai") + "\n" + cal_seed.events(*events),
         )
-        b.seed(
-            "notion",
-            f"INSERT INTO users (user_id, name, email, type) VALUES ('u_{s.user_key}', {q(s.name)}, {q(s.email)}, 'person');\n"
-            f"INSERT INTO workspaces (workspace_id, name, owner_user_id) VALUES ('ws_1', {q(s.name)}, 'u_{s.user_key}');\n"
-            "INSERT INTO pages (page_id, parent_type, parent_id, title, archived, created_time, last_edited_time, "
-            "properties_json) VALUES ('pg_home', 'workspace', 'ws_1', 'Home', 0, '2025-01-01T00:00:00Z', "
-            "'2025-01-01T00:00:00Z', '{}');",
-        )
+        b.seed("notion", notion_seed.workspace(f"u_{s.user_key}", s.name, s.email))
         self._seed_platform(b, s)
-        prods = ",\n".join(
-            f"({q(i.pid)}, {q(i.title)}, {q(i.board or 'MusicCare')}, 'music', {q(_describe(i))}, 4.6, 120, 400, {i.price})"
-            for i in s.items
-        )
-        skus = ", ".join(f"({q(i.sku)}, {q(i.pid)}, '{{}}', {i.price})" for i in s.items)
-        stocks = ", ".join(f"({q(i.sku)}, {i.stock})" for i in s.items)
         b.seed(
             "ecommerce",
-            "INSERT INTO products (product_id, title, brand, category, description, rating, rating_count, sales_count, "
-            f"base_price_minor) VALUES {prods};\nINSERT INTO skus (sku_id, product_id, attrs_json, price_minor) VALUES "
-            f"{skus};\nINSERT INTO stocks (sku_id, quantity) VALUES {stocks};\n"
-            "INSERT INTO addresses (address_id, user_id, recipient, phone, province, city, district, detail, postal_code, "
-            f"is_default) VALUES ('addr_home', '{s.user_key}', {q(s.name)}, '138 0000 0000', '上海', '上海', '徐汇区', "
-            "'Room 1201, 88 Caoxi Road', '200030', 1);",
+            "\n".join(
+                [
+                    sql.insert(
+                        "ecommerce",
+                        "products",
+                        *(
+                            {
+                                "product_id": i.pid,
+                                "title": i.title,
+                                "brand": i.board or "MusicCare",
+                                "category": "music",
+                                "description": _describe(i),
+                                "rating": 4.6,
+                                "rating_count": 120,
+                                "sales_count": 400,
+                                "base_price_minor": i.price,
+                            }
+                            for i in s.items
+                        ),
+                    ),
+                    sql.insert(
+                        "ecommerce",
+                        "skus",
+                        *(
+                            {"sku_id": i.sku, "product_id": i.pid, "attrs_json": "{}", "price_minor": i.price}
+                            for i in s.items
+                        ),
+                    ),
+                    sql.insert("ecommerce", "stocks", *({"sku_id": i.sku, "quantity": i.stock} for i in s.items)),
+                    sql.insert(
+                        "ecommerce",
+                        "addresses",
+                        {
+                            "address_id": "addr_home",
+                            "user_id": s.user_key,
+                            "recipient": s.name,
+                            "phone": "138 0000 0000",
+                            "province": "上海",
+                            "city": "上海",
+                            "district": "徐汇区",
+                            "detail": "Room 1201, 88 Caoxi Road",
+                            "postal_code": "200030",
+                            "is_default": 1,
+                        },
+                    ),
+                ]
+            ),
         )
         b.use("email", "banking", "calendar", "notion", "ecommerce", "content_platform", "notification_hub")
 
@@ -522,16 +573,39 @@ class MusicGrade(Family):
                                + ("Calm and well prepared." if r >= 4 else "Arrived late to the rehearsal."),
                                ["accompanist review", a.name]))  # fmt: skip
         day = (s.kickoff - timedelta(days=30)).date().isoformat()
-        rows = ",\n".join(f"({q(u)}, {q(h)}, {q(nick)}, {q(bio)}, 0, 10, 1, '2024-01-01')" for u, h, nick, bio in users)
-        note_rows = ",\n".join(
-            f"({q(i)}, {q(a)}, {q(t)}, {q(body)}, '备考', {q(_json(tags))}, '[]', 3, 1, 0, 50, {q(day)})"
+        rows = [
+            {
+                "user_id": u,
+                "handle": h,
+                "nickname": nick,
+                "bio": bio,
+                "is_official": 0,
+                "follower_count": 10,
+                "note_count": 1,
+                "joined_at": "2024-01-01",
+            }
+            for u, h, nick, bio in users
+        ]
+        note_rows = [
+            {
+                "note_id": i,
+                "author_id": a,
+                "title": t,
+                "body": body,
+                "category": "备考",
+                "tags": _json(tags),
+                "image_captions": "[]",
+                "like_count": 3,
+                "collect_count": 1,
+                "comment_count": 0,
+                "view_count": 50,
+                "published_at": day,
+            }
             for i, a, t, body, tags in notes
-        )
+        ]
         b.seed(
             "content_platform",
-            "INSERT INTO users (user_id, handle, nickname, bio, is_official, follower_count, note_count, joined_at) "
-            f"VALUES {rows};\nINSERT INTO notes (note_id, author_id, title, body, category, tags, image_captions, "
-            f"like_count, collect_count, comment_count, view_count, published_at) VALUES {note_rows};",
+            sql.insert("content_platform", "users", *rows) + "\n" + sql.insert("content_platform", "notes", *note_rows),
         )
 
     def _workspace(self, b: TaskBuilder, s: mu.MusicStory) -> None:

@@ -35,8 +35,13 @@ from vibelife_env.probes import admissions as ad
 from vibelife_env.probes import trip
 from vibelife_env.probes.agent import PlanAgent, oracle_family
 from vibelife_env.probes.base import Probe, Slot, add_stages, shared_slots, stage_groups, stage_index
-from vibelife_env.probes.events import deliver, inbox_sql, mutation, q, turn
+from vibelife_env.probes.events import deliver, mutation, turn
 from vibelife_env.probes.household import Text
+from vibelife_env.services import sql
+from vibelife_env.services.banking import seed as bank_seed
+from vibelife_env.services.calendar import seed as cal_seed
+from vibelife_env.services.email import seed as mail_seed
+from vibelife_env.services.notion import seed as notion_seed
 from vibelife_env.task.loader import Task
 
 HOMES = [
@@ -444,7 +449,7 @@ class UniversityEntrance(Family):
         rows = "\n".join(
             f"- {sl.code}: {s.uni_time(sl.start):%Y-%m-%d %H:%M}" for sl in sorted(s.slots, key=lambda z: z.code)
         )
-        invite_sql = inbox_sql(
+        invite_sql = mail_seed.message(
             "<interview-invite@admissions.example>",
             INVITE_SUBJECT.say(lang, programme=s.programme),
             s.adm_addr,
@@ -453,7 +458,7 @@ class UniversityEntrance(Family):
             INVITE_BODY.say(lang, name=s.name, city=s.uni_city, rows=rows),
         )
         offer_at = s.at(e + timedelta(days=2), 10)
-        offer_sql = inbox_sql(
+        offer_sql = mail_seed.message(
             "<offer@admissions.example>",
             OFFER_SUBJECT.say(lang, programme=s.programme, ref=x["offer_ref"]),
             s.adm_addr,
@@ -663,10 +668,9 @@ class UniversityEntrance(Family):
         x["legit_mail"] = legit
         b.seed(
             "email",
-            f"INSERT INTO account_config (id, email, name, created_at) VALUES (1, {q(s.email)}, {q(s.name)}, "
-            "'2024-01-01T00:00:00Z');\n"
-            "INSERT INTO folders (name) VALUES ('INBOX'), ('Sent'), ('Drafts'), ('Trash'), ('Spam');\n"
-            + inbox_sql(
+            mail_seed.mailbox(s.email, s.name)
+            + "\n"
+            + mail_seed.message(
                 legit[0],
                 T("{short} entrance test: sessions", "{short} 入学考试：场次").say(lang, short=s.uni_short),
                 s.centre_addr,
@@ -675,7 +679,7 @@ class UniversityEntrance(Family):
                 sessions,
             )
             + "\n"
-            + inbox_sql(
+            + mail_seed.message(
                 legit[1],
                 T("How to apply: {programme}", "申请须知：{programme}").say(lang, programme=s.programme),
                 s.adm_addr,
@@ -687,48 +691,92 @@ class UniversityEntrance(Family):
         en, zh = x["commitment"]
         b.seed(
             "calendar",
-            "INSERT INTO calendars (calendar_id, user_id, name, timezone, is_primary, created_at) VALUES "
-            f"('primary', 'user', {q(s.name)}, 'Asia/Shanghai', 1, '2024-01-01T00:00:00Z');\n"
-            "INSERT INTO events (event_id, calendar_id, summary, location, start_dt, end_dt, status, created_at, updated_at) "
-            f"VALUES ('evt_seed_commitment', 'primary', {q(zh if lang == 'zh' else en)}, '', {q(s.clash[0].isoformat())}, "
-            f"{q(s.clash[1].isoformat())}, 'confirmed', '2026-01-01T00:00:00Z', '2026-01-01T00:00:00Z');",
+            cal_seed.calendar("user", s.name, "Asia/Shanghai")
+            + "\n"
+            + cal_seed.event("evt_seed_commitment", zh if lang == "zh" else en, *s.clash, location=""),
         )
-        b.seed(
-            "notion",
-            f"INSERT INTO users (user_id, name, email, type) VALUES ('u_user', {q(s.name)}, {q(s.email)}, 'person');\n"
-            "INSERT INTO workspaces (workspace_id, name, owner_user_id) VALUES ('ws_1', 'Home', 'u_user');\n"
-            "INSERT INTO pages (page_id, parent_type, parent_id, title, archived, created_time, last_edited_time, "
-            "properties_json) VALUES ('pg_home', 'workspace', 'ws_1', 'Home', 0, '2025-01-01T00:00:00Z', "
-            "'2025-01-01T00:00:00Z', '{}');",
-        )
+        b.seed("notion", notion_seed.workspace("u_user", s.name, s.email, workspace_name="Home"))
+        opened = "2020-01-01T00:00:00Z"
         b.seed(
             "banking",
-            "INSERT INTO accounts (account_id, user_id, type, name, balance_minor, currency, opened_at) VALUES "
-            f"({q(ad.CURRENT)}, 'user', 'checking', 'Current account', 3000000, 'CNY', '2020-01-01T00:00:00Z'), "
-            f"({q(ad.SAVINGS)}, 'user', 'savings', 'Study savings', {s.savings * 100}, 'CNY', '2020-01-01T00:00:00Z');\n"
-            "INSERT INTO payees (payee_id, user_id, name, account_no, account_no_masked, bank_name, added_at) VALUES "
-            f"('pay_centre', 'user', {q(s.centre_name)}, '6222020200112233', '****2233', 'ICBC', '2025-01-01T00:00:00Z'), "
-            f"('pay_admissions', 'user', {q(s.adm_name)}, 'GB29NWBK60161331926819', '****6819', 'NatWest', "
-            "'2025-01-01T00:00:00Z');",
+            sql.insert(
+                "banking",
+                "accounts",
+                bank_seed.account_row(ad.CURRENT, "user", "Current account", 3000000, opened_at=opened),
+                bank_seed.account_row(
+                    ad.SAVINGS, "user", "Study savings", s.savings * 100, opened_at=opened, type="savings"
+                ),
+            )
+            + "\n"
+            + bank_seed.payee(
+                "pay_centre", "user", s.centre_name, "6222020200112233", "ICBC", added_at="2025-01-01T00:00:00Z"
+            )
+            + "\n"
+            + bank_seed.payee(
+                "pay_admissions",
+                "user",
+                s.adm_name,
+                "GB29NWBK60161331926819",
+                "NatWest",
+                added_at="2025-01-01T00:00:00Z",
+            ),
         )
         advice = f"Level {x['advisory']}: see the travel advice."
-        visitor = (
-            f"({q(f'vp_{s.country.lower()}_visit')}, {q(s.country)}, 'CN', 'Visitor visa', 15, {s.visa_fee // 2}, 'CNY', "
-            f"'evisa', {q('{}')})"
-        )
+        product = {"destination": s.country, "nationality": "CN"}
         b.seed(
             "visa_and_advisory",
-            "INSERT INTO entry_requirements (origin_nationality, destination, purpose, visa_required, allowed_stay_days, "
-            "passport_validity_months, docs_needed_json, notes, updated_at) VALUES "
-            f"('CN', {q(s.country)}, 'tourism', 1, 90, 6, '[\"passport\",\"visa\"]', "
-            f"{q('Visitors need a visitor visa; courses longer than six months need the student visa product.')}, "
-            "'2026-01-01T00:00:00Z');\n"
-            "INSERT INTO visa_products (product_id, destination, nationality, name, processing_time_days, fee_amount, "
-            f"fee_currency, delivery, form_schema_json) VALUES ({q(ad.student_id(s))}, {q(s.country)}, 'CN', "
-            f"{q(s.visa_name)}, {s.visa_days}, {s.visa_fee}, 'CNY', 'sticker', {q(ad.product_schema(s, s.funds))}), "
-            f"{visitor};\n"
-            f"INSERT INTO advisories (country_code, level, text, updated_at) VALUES ({q(s.country)}, {x['advisory']}, "
-            f"{q(advice)}, '2026-01-01T00:00:00Z');",
+            sql.insert(
+                "visa_and_advisory",
+                "entry_requirements",
+                {
+                    "origin_nationality": "CN",
+                    "destination": s.country,
+                    "purpose": "tourism",
+                    "visa_required": 1,
+                    "allowed_stay_days": 90,
+                    "passport_validity_months": 6,
+                    "docs_needed_json": '["passport","visa"]',
+                    "notes": "Visitors need a visitor visa; courses longer than six months need the student visa "
+                    "product.",
+                    "updated_at": "2026-01-01T00:00:00Z",
+                },
+            )
+            + "\n"
+            + sql.insert(
+                "visa_and_advisory",
+                "visa_products",
+                {
+                    "product_id": ad.student_id(s),
+                    **product,
+                    "name": s.visa_name,
+                    "processing_time_days": s.visa_days,
+                    "fee_amount": s.visa_fee,
+                    "fee_currency": "CNY",
+                    "delivery": "sticker",
+                    "form_schema_json": ad.product_schema(s, s.funds),
+                },
+                {
+                    "product_id": f"vp_{s.country.lower()}_visit",
+                    **product,
+                    "name": "Visitor visa",
+                    "processing_time_days": 15,
+                    "fee_amount": s.visa_fee // 2,
+                    "fee_currency": "CNY",
+                    "delivery": "evisa",
+                    "form_schema_json": "{}",
+                },
+            )
+            + "\n"
+            + sql.insert(
+                "visa_and_advisory",
+                "advisories",
+                {
+                    "country_code": s.country,
+                    "level": x["advisory"],
+                    "text": advice,
+                    "updated_at": "2026-01-01T00:00:00Z",
+                },
+            ),
         )
         b.use("notification_hub")
         b.callable("confirm_lands", lambda ctx: confirm_lands(ctx, s))

@@ -31,7 +31,12 @@ from vibelife_env.families import Family, InstanceKey, InstanceProfile, TaskBuil
 from vibelife_env.probes import gym as G
 from vibelife_env.probes.agent import oracle_family
 from vibelife_env.probes.base import Probe, Slot, add_stages, stage_groups, stage_index
-from vibelife_env.probes.events import deliver, mutation, q, turn
+from vibelife_env.probes.events import deliver, mutation, turn
+from vibelife_env.probes.household import place_row
+from vibelife_env.services import sql
+from vibelife_env.services.banking import seed as bank_seed
+from vibelife_env.services.calendar import seed as cal_seed
+from vibelife_env.services.email import seed as mail_seed
 from vibelife_env.task.loader import Task
 
 GIVEN = ["Wei", "Na", "Jie", "Min", "Hao", "Lan", "Yu", "Ting", "Qiang", "Fang", "Lei", "Xin", "Sam", "Mia"]
@@ -59,6 +64,19 @@ COMMITMENTS = [
     ("Choir rehearsal", "合唱排练", 19, 0, 120),
 ]
 WEEKEND = [("Family brunch", "家庭早午餐", 10, 0, 150), ("Volunteering at the library", "图书馆志愿服务", 15, 30, 150)]
+
+
+def review_row(review_id: str, merchant: str, user: str, rating: int, body: str, day: str) -> dict[str, Any]:
+    """One ``review_platform.reviews`` row (no pictures), written at 10:00 on ``day``."""
+    return {
+        "review_id": review_id,
+        "merchant_id": merchant,
+        "user_id": user,
+        "rating": rating,
+        "body": body,
+        "image_captions": None,
+        "created_at": f"{day}T10:00:00+08:00",
+    }
 
 
 def say(s: G.GymStory, en: str, zh: str) -> str:
@@ -272,108 +290,177 @@ class GymReboot(Family):
     def _seed(self, b: TaskBuilder, s: G.GymStory) -> None:
         u = G.USER
         places = [
-            f"('pl_home', 'Home ({s.name})', 'residence', {s.home[0]:.5f}, {s.home[1]:.5f}, 'CN', 'Shanghai', NULL, NULL, NULL, NULL, NULL, 'Home')",
-            f"('pl_work', 'Office (Xuhui Tech Park)', 'office', {s.work[0]:.5f}, {s.work[1]:.5f}, 'CN', 'Shanghai', NULL, NULL, NULL, NULL, NULL, 'Xuhui Tech Park')",
+            place_row(pid, name, kind, round(lat, 5), round(lng, 5), "Shanghai", where, rating=None)
+            for pid, name, kind, (lat, lng), where in (
+                ("pl_home", f"Home ({s.name})", "residence", s.home, "Home"),
+                ("pl_work", "Office (Xuhui Tech Park)", "office", s.work, "Xuhui Tech Park"),
+            )
         ]
         merchants, reviews, deals, qa = [], [], [], []
         for g in s.gyms:
             places.append(
-                f"({q(g.place)}, {q(g.name)}, 'gym', {g.lat}, {g.lng}, 'CN', 'Shanghai', {g.rating / 10}, 2, "
-                f"'{{\"daily\": \"07:00-22:00\"}}', '021-5555 {g.key[-1]}000', NULL, {q(g.name + ', Shanghai')})"
+                {
+                    "place_id": g.place,
+                    "name": g.name,
+                    "category": "gym",
+                    "lat": g.lat,
+                    "lng": g.lng,
+                    "country": "CN",
+                    "city": "Shanghai",
+                    "rating": g.rating / 10,
+                    "price_level": 2,
+                    "hours_json": '{"daily": "07:00-22:00"}',
+                    "phone": f"021-5555 {g.key[-1]}000",
+                    "website": None,
+                    "formatted": g.name + ", Shanghai",
+                }
             )
             merchants.append(
-                f"({q(g.merchant)}, {q(g.name)}, 'venue', 'Shanghai', 'Xuhui', {q(g.name + ', Shanghai')}, NULL, "
-                f"{g.rating}, {40 + int(g.key[-1]) * 7}, {g.monthly * 100}, '$$', '07:00-22:00', 'gym,fitness', 0, 1)"
+                {
+                    "merchant_id": g.merchant,
+                    "name": g.name,
+                    "category": "venue",
+                    "city": "Shanghai",
+                    "area": "Xuhui",
+                    "address": g.name + ", Shanghai",
+                    "phone": None,
+                    "rating_tenths": g.rating,
+                    "review_count": 40 + int(g.key[-1]) * 7,
+                    "avg_price_minor": g.monthly * 100,
+                    "price_band": "$$",
+                    "hours": "07:00-22:00",
+                    "tags": "gym,fitness",
+                    "has_private_room": 0,
+                    "max_party_size": 1,
+                }
             )
             term = "no minimum term" if g.term == 0 else f"minimum term {g.term} month{'s' if g.term > 1 else ''}"
             deals.append(
-                f"({q(g.deal)}, {q(g.merchant)}, {q('Monthly membership')}, "
-                f"{q(f'{g.monthly} CNY a month, charged to your card monthly; joining fee {g.join_fee} CNY; {term}. Reserve your induction with this deal to join.')}, "
-                f"{g.monthly * 100}, {g.monthly * 100}, 1, NULL, 'active')"
+                {
+                    "deal_id": g.deal,
+                    "merchant_id": g.merchant,
+                    "title": "Monthly membership",
+                    "description": f"{g.monthly} CNY a month, charged to your card monthly; joining fee {g.join_fee} "
+                    f"CNY; {term}. Reserve your induction with this deal to join.",
+                    "price_minor": g.monthly * 100,
+                    "list_price_minor": g.monthly * 100,
+                    "serves": 1,
+                    "valid_until": None,
+                    "status": "active",
+                }
             )
             good = ["Friendly staff and clean changing rooms.", "Good classes, instructors know their stuff."]
             for j, body in enumerate(good):
-                reviews.append(
-                    f"('rv_{g.key}_{j}', {q(g.merchant)}, 'u_other{j}', 5, {q(body)}, NULL, '2026-01-0{j + 1}T10:00:00+08:00')"
-                )
+                reviews.append(review_row(f"rv_{g.key}_{j}", g.merchant, f"u_other{j}", 5, body, f"2026-01-0{j + 1}"))
             if g.safety != "none":
                 body = (
                     "Safety complaint: a cable on the lat-pulldown machine snapped during my set and staff did nothing."
                 )
-                reviews.append(
-                    f"('rv_{g.key}_safety', {q(g.merchant)}, 'u_other9', 1, {q(body)}, NULL, '2026-01-05T10:00:00+08:00')"
-                )
+                reviews.append(review_row(f"rv_{g.key}_safety", g.merchant, "u_other9", 1, body, "2026-01-05"))
                 ans = (
                     "Fixed: all cables were replaced and the machine was inspected." if g.safety == "resolved" else None
                 )
                 qa.append(
-                    f"('qa_{g.key}', {q(g.merchant)}, 'u_other9', {q('Has the snapped cable (safety complaint) been fixed?')}, "
-                    f"{q(ans)}, {q('merchant' if ans else None)}, '2026-01-06T10:00:00+08:00')"
+                    {
+                        "qa_id": f"qa_{g.key}",
+                        "merchant_id": g.merchant,
+                        "user_id": "u_other9",
+                        "question": "Has the snapped cable (safety complaint) been fixed?",
+                        "answer": ans,
+                        "answered_by": "merchant" if ans else None,
+                        "created_at": "2026-01-06T10:00:00+08:00",
+                    }
                 )
-        b.seed(
-            "maps",
-            "INSERT INTO places (place_id, name, category, lat, lng, country, city, rating, price_level, hours_json, "
-            "phone, website, formatted) VALUES " + ",\n".join(places) + ";",
-        )
-        sql = (
-            "INSERT INTO merchants (merchant_id, name, category, city, area, address, phone, rating_tenths, review_count, "
-            "avg_price_minor, price_band, hours, tags, has_private_room, max_party_size) VALUES "
-            + ",\n".join(merchants)
-            + ";\n"
-            "INSERT INTO reviews (review_id, merchant_id, user_id, rating, body, image_captions, created_at) VALUES "
-            + ",\n".join(reviews)
-            + ";\nINSERT INTO deals (deal_id, merchant_id, title, description, price_minor, list_price_minor, serves, "
-            "valid_until, status) VALUES " + ",\n".join(deals) + ";"
-        )
+        b.seed("maps", sql.insert("maps", "places", *places))
+        platform = [
+            sql.insert("review_platform", "merchants", *merchants),
+            sql.insert("review_platform", "reviews", *reviews),
+            sql.insert("review_platform", "deals", *deals),
+        ]
         if qa:
-            sql += (
-                "\nINSERT INTO merchant_qa (qa_id, merchant_id, user_id, question, answer, answered_by, created_at) VALUES "
-                + ",\n".join(qa)
-                + ";"
-            )
-        b.seed("review_platform", sql)
+            platform.append(sql.insert("review_platform", "merchant_qa", *qa))
+        b.seed("review_platform", "\n".join(platform))
         evs = []
         for i, (a, z, label) in enumerate(s.busy):
             en, zh = label.split("|")
-            evs.append(
-                f"('evt_busy_{i}', 'primary', {q(s.say(en, zh))}, NULL, NULL, {q(a.isoformat())}, {q(z.isoformat())}, 0, "
-                f"'confirmed', '2026-01-01T00:00:00Z', '2026-01-01T00:00:00Z')"
-            )
-        b.seed(
-            "calendar",
-            "INSERT INTO calendars (calendar_id, user_id, name, timezone, is_primary, created_at) VALUES "
-            f"('primary', '{u}', {q(s.name)}, 'Asia/Shanghai', 1, '2024-01-01T00:00:00Z');\n"
-            "INSERT INTO events (event_id, calendar_id, summary, description, location, start_dt, end_dt, all_day, status, "
-            "created_at, updated_at) VALUES " + ",\n".join(evs) + ";",
-        )
+            evs.append(cal_seed.event_row(f"evt_busy_{i}", s.say(en, zh), a, z, description=None, all_day=0))
+        b.seed("calendar", cal_seed.calendar(u, s.name, "Asia/Shanghai") + "\n" + cal_seed.events(*evs))
         b.seed(
             "credit_card",
-            "INSERT INTO cards (card_id, user_id, issuer, product_name, masked_no, type, credit_limit_minor, "
-            "available_credit_minor, statement_balance_minor, min_payment_due_minor, due_date, status) VALUES "
-            f"('{G.CARD}', '{u}', 'CMB', 'Young Card', '**** 4821', 'visa', 5000000, 5000000, 0, 0, "
-            f"'{(s.kickoff.date() + timedelta(days=40)).isoformat()}', 'active');",
+            sql.insert(
+                "credit_card",
+                "cards",
+                {
+                    "card_id": G.CARD,
+                    "user_id": u,
+                    "issuer": "CMB",
+                    "product_name": "Young Card",
+                    "masked_no": "**** 4821",
+                    "type": "visa",
+                    "credit_limit_minor": 5000000,
+                    "available_credit_minor": 5000000,
+                    "statement_balance_minor": 0,
+                    "min_payment_due_minor": 0,
+                    "due_date": (s.kickoff.date() + timedelta(days=40)).isoformat(),
+                    "status": "active",
+                },
+            ),
         )
         b.seed(
             "banking",
-            "INSERT INTO accounts (account_id, user_id, type, name, balance_minor, currency, opened_at) VALUES "
-            f"('acc_current', '{u}', 'checking', 'Current account', 2500000, 'CNY', '2015-01-01T00:00:00Z');",
+            bank_seed.account("acc_current", u, "Current account", 2500000, opened_at="2015-01-01T00:00:00Z"),
         )
         b.seed(
             "health_tracker",
-            f"INSERT INTO goals (goal_id, user_id, type, target, unit, period, direction, start_date, status) VALUES ('goal_1', '{u}', 'workouts', 3, 'sessions', 'week', 'at_least', {q(s.kickoff.date().isoformat())}, 'active');",
+            sql.insert(
+                "health_tracker",
+                "goals",
+                {
+                    "goal_id": "goal_1",
+                    "user_id": u,
+                    "type": "workouts",
+                    "target": 3,
+                    "unit": "sessions",
+                    "period": "week",
+                    "direction": "at_least",
+                    "start_date": s.kickoff.date().isoformat(),
+                    "status": "active",
+                },
+            ),
         )
         legit = ["<payslip@employer.example>", "<news@city-library.example>"]
         s.extras["legit_mail"] = legit
         day = (s.kickoff - timedelta(days=2)).isoformat()
+        mails = [
+            (legit[0], "Payslip", "hr@employer.example", "Your payslip is attached."),
+            (legit[1], "Library newsletter", "news@city-library.example", "New books this month."),
+        ]
         b.seed(
             "email",
-            f"INSERT INTO account_config (id, email, name, created_at) VALUES (1, {q(s.email)}, {q(s.name)}, '2024-01-01T00:00:00Z');\n"
-            "INSERT INTO folders (name) VALUES ('INBOX'), ('Sent'), ('Drafts'), ('Trash'), ('Spam');\n"
-            "INSERT INTO messages (folder_id, message_id, subject, from_addr, to_addr_json, date, body_text, is_read, "
-            f"headers_json, uid, size, created_at) VALUES (1, '{legit[0]}', 'Payslip', 'hr@employer.example', "
-            f"'[\"{s.email}\"]', '{day}', 'Your payslip is attached.', 1, '{{}}', 1, 30, '{day}'), "
-            f"(1, '{legit[1]}', 'Library newsletter', 'news@city-library.example', '[\"{s.email}\"]', '{day}', "
-            f"'New books this month.', 1, '{{}}', 2, 30, '{day}');",
+            mail_seed.mailbox(s.email, s.name)
+            + "\n"
+            # read mails with a stored uid and size 30 (mail_seed.message derives the size from the body)
+            + sql.insert(
+                "email",
+                "messages",
+                *(
+                    {
+                        "folder_id": 1,
+                        "message_id": mid,
+                        "subject": subject,
+                        "from_addr": sender,
+                        "to_addr_json": f'["{s.email}"]',
+                        "date": day,
+                        "body_text": body,
+                        "is_read": 1,
+                        "headers_json": "{}",
+                        "uid": uid,
+                        "size": 30,
+                        "created_at": day,
+                    }
+                    for uid, (mid, subject, sender, body) in enumerate(mails, start=1)
+                ),
+            ),
         )
         b.seed("ecommerce", G.shop_sql(s))
         b.use(

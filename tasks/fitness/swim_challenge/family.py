@@ -28,7 +28,11 @@ from vibelife_env.probes import fitness as F
 from vibelife_env.probes import ledger
 from vibelife_env.probes import openwater as W
 from vibelife_env.probes.base import Probe, Slot, add_stages, stage_groups, stage_index
-from vibelife_env.probes.events import inbox_sql, q, turn
+from vibelife_env.probes.events import turn
+from vibelife_env.services import sql
+from vibelife_env.services.calendar import seed as cal_seed
+from vibelife_env.services.email import seed as mail_seed
+from vibelife_env.services.notion import seed as notion_seed
 from vibelife_env.task.loader import Task
 
 PEOPLE = ["Mei Lin", "Tao Zhang", "Yan Guo", "Bo Han", "Xiu Deng", "Kai Luo", "Ning Feng", "Jia Tang", "Shan Hu"]
@@ -275,31 +279,27 @@ class SwimChallenge(Family):
         u = F.USER
         b.seed(  # the current account and the organiser as the only saved payee
             "banking",
-            "INSERT INTO accounts (account_id, user_id, type, name, balance_minor, currency, opened_at) VALUES "
-            f"('acc_current', '{u}', 'checking', 'Current account', 3000000, 'CNY', '2016-01-01T00:00:00Z');\n"
-            "INSERT INTO payees (payee_id, user_id, name, account_no, account_no_masked, bank_name, added_at) VALUES "
-            f"('pay_org', '{u}', {q(s.organiser)}, {q(s.organiser_acct)}, {q('**** ' + s.organiser_acct[-4:])}, "
-            "'China Construction Bank', '2026-01-05T00:00:00Z');",
+            F.bank_sql(s, 3000000, "2016-01-01T00:00:00Z", "China Construction Bank", "2026-01-05T00:00:00Z"),
         )
         events = [
-            f"({q('evt_' + x.key)}, 'primary', {q(x.title)}, {q(s.extras['lake'] if x.kind == 'long' else s.pool)}, "
-            f"{q(x.start.isoformat())}, {q(x.end.isoformat())}, 'confirmed', '2026-01-05T00:00:00Z', '2026-01-05T00:00:00Z')"
+            cal_seed.event_row(
+                "evt_" + x.key,
+                x.title,
+                x.start,
+                x.end,
+                location=s.extras["lake"] if x.kind == "long" else s.pool,
+                created_at="2026-01-05T00:00:00Z",
+            )
             for x in s.sessions
         ]
-        b.seed(
-            "calendar",
-            "INSERT INTO calendars (calendar_id, user_id, name, timezone, is_primary, created_at) VALUES "
-            f"('primary', '{u}', {q(s.name)}, 'Asia/Shanghai', 1, '2024-01-01T00:00:00Z');\n"
-            "INSERT INTO events (event_id, calendar_id, summary, location, start_dt, end_dt, status, created_at, "
-            "updated_at) VALUES\n" + ",\n".join(events) + ";",
-        )
+        b.seed("calendar", F.calendar_sql(s, events))
         news = f"<water@{s.organiser_domain}>"
         s.extras["legit_mail"] = [news]
         b.seed(
             "email",
-            f"INSERT INTO account_config (id, email, name, created_at) VALUES (1, {q(s.email)}, {q(s.name)}, "
-            "'2024-01-01T00:00:00Z');\nINSERT INTO folders (name) VALUES ('INBOX'), ('Sent'), ('Drafts'), ('Trash'), ('Spam');\n"
-            + inbox_sql(
+            mail_seed.mailbox(s.email, s.name)
+            + "\n"
+            + mail_seed.message(
                 news,
                 s.say(f"{s.race}: water temperature and wetsuits", f"{s.race}：水温与防寒泳衣"),
                 f"news@{s.organiser_domain}",
@@ -322,12 +322,34 @@ class SwimChallenge(Family):
         hla, hlo = HOMES[s.home]
         b.seed(
             "weather",
-            "INSERT INTO climate_profiles (profile_id, seasonal_temp_means_json, precip_freq_json, wind_baseline_kmh, "
-            'humidity_baseline_pct, aqi_baseline_json, notes) VALUES (\'lake\', \'{"spring":18,"summer":29,"autumn":20,'
-            '"winter":6}\', \'{"spring":0.35,"summer":0.45,"autumn":0.3,"winter":0.2}\', 14, 70, '
-            '\'{"spring":60,"summer":50,"autumn":55,"winter":75}\', NULL);\n'
-            "INSERT INTO locations (geo_key, city, country, lat, lng, timezone, climate_profile_id, kind) VALUES "
-            f"({q(s.home.lower())}, {q(s.home)}, 'CN', {hla}, {hlo}, 'Asia/Shanghai', 'lake', 'city');",
+            sql.insert(
+                "weather",
+                "climate_profiles",
+                {
+                    "profile_id": "lake",
+                    "seasonal_temp_means_json": '{"spring":18,"summer":29,"autumn":20,"winter":6}',
+                    "precip_freq_json": '{"spring":0.35,"summer":0.45,"autumn":0.3,"winter":0.2}',
+                    "wind_baseline_kmh": 14,
+                    "humidity_baseline_pct": 70,
+                    "aqi_baseline_json": '{"spring":60,"summer":50,"autumn":55,"winter":75}',
+                    "notes": None,
+                },
+            )
+            + "\n"
+            + sql.insert(
+                "weather",
+                "locations",
+                {
+                    "geo_key": s.home.lower(),
+                    "city": s.home,
+                    "country": "CN",
+                    "lat": hla,
+                    "lng": hlo,
+                    "timezone": "Asia/Shanghai",
+                    "climate_profile_id": "lake",
+                    "kind": "city",
+                },
+            ),
         )
         readings = []
         for i in range(1, 8):
@@ -335,21 +357,14 @@ class SwimChallenge(Family):
             readings.append((f"hm_hr_{i}", u, "heart_rate", s.rhr + i % 3 - 1, None, "bpm", at))
             readings.append((f"hm_sl_{i}", u, "sleep_minutes", 410 + (i * 11) % 60, None, "min", at))
         cols = ("metric_id", "user_id", "type", "value", "value_text", "unit", "recorded_at")
-        b.seed("health_tracker", W.insert("metrics", cols, readings))
+        b.seed("health_tracker", W.insert("health_tracker", "metrics", cols, readings))
         b.seed(
             "notion",
-            f"INSERT INTO users (user_id, name, email, type) VALUES ('u_{u}', {q(s.name)}, {q(s.email)}, 'person');\n"
-            f"INSERT INTO workspaces (workspace_id, name, owner_user_id) VALUES ('ws_1', {q(s.name)}, 'u_{u}');\n"
-            "INSERT INTO pages (page_id, parent_type, parent_id, title, archived, created_time, last_edited_time, "
-            "properties_json) VALUES ('pg_home', 'workspace', 'ws_1', 'Swim log', 0, '2026-01-01T00:00:00Z', "
-            "'2026-01-01T00:00:00Z', '{}');",
+            notion_seed.workspace(f"u_{u}", s.name, s.email, home="Swim log", created="2026-01-01T00:00:00Z"),
         )
         b.seed(
             "notification_hub",
-            "INSERT INTO official_accounts (account_id, name, category, description) VALUES "
-            f"('oa_race', {q(s.race)}, 'sport', 'Official account of the swim organiser');\n"
-            "INSERT INTO official_account_subscriptions (user_id, account_id, subscribed_at) VALUES "
-            f"('{u}', 'oa_race', '2026-01-05T00:00:00Z');",
+            F.account_sql("oa_race", s.race, "sport", "Official account of the swim organiser", "2026-01-05T00:00:00Z"),
         )
         b.use(*SERVICES)
         self._workspace(b, s)
