@@ -27,6 +27,9 @@ from typing import Any
 from vibelife_env.checks import state, text
 from vibelife_env.probes.base import Probe, Slot
 from vibelife_env.probes.money import MoneyStory, disputes
+from vibelife_env.services.banking import seed as bank_seed
+from vibelife_env.services.email.seed import folder_ref
+from vibelife_env.services.sql import Raw, insert, update
 
 Requires = Callable[[Any], bool] | None
 
@@ -41,12 +44,23 @@ def pick(lang: str, en: str, zh: str) -> str:
 
 def insert_mail(ctx: Any, message_id: str, sender: str, to: str, subject: str, body: str, at: datetime) -> None:
     """A mail lands in the inbox (the next free uid; parameters, so any text is safe)."""
-    ctx.world.services["email"].execute(
-        "INSERT INTO messages (folder_id, message_id, subject, from_addr, to_addr_json, date, body_text, is_read, "
-        "is_important, headers_json, uid, size, created_at) VALUES ((SELECT id FROM folders WHERE name = 'INBOX'), "
-        "?, ?, ?, ?, ?, ?, 0, 0, '{}', (SELECT COALESCE(MAX(uid), 0) + 1 FROM messages), 400, ?)",
-        (message_id, subject, sender, json.dumps([to]), at.isoformat(), body, at.isoformat()),
-    )
+    when = at.isoformat()
+    row = {
+        "folder_id": folder_ref(),
+        "message_id": message_id,
+        "subject": subject,
+        "from_addr": sender,
+        "to_addr_json": json.dumps([to]),
+        "date": when,
+        "body_text": body,
+        "is_read": False,
+        "is_important": False,
+        "headers_json": "{}",
+        "uid": Raw("(SELECT COALESCE(MAX(uid), 0) + 1 FROM messages)"),
+        "size": 400,
+        "created_at": when,
+    }
+    ctx.world.services["email"].execute(insert("email", "messages", row))
 
 
 class _MoneyProbe(Probe):
@@ -84,9 +98,14 @@ class UtilityBill(_MoneyProbe):
         self.amount = int(self.rng.integers(120, 480)) * 100 + int(self.rng.integers(0, 99))
         b.seed(
             "banking",
-            "INSERT INTO payees (payee_id, user_id, name, account_no, account_no_masked, bank_name, added_at) VALUES "
-            f"('{self.payee[0]}', '{story.user_key}', '{self.payee[1]}', '3100 0000 5555 6666', '****6666', 'CCB', "
-            "'2024-01-01T00:00:00Z');",
+            bank_seed.payee(
+                self.payee[0],
+                story.user_key,
+                self.payee[1],
+                "3100 0000 5555 6666",
+                "CCB",
+                added_at="2024-01-01T00:00:00Z",
+            ),
         )
         b.callable("utility_bill_lands", lambda ctx: self.insert(ctx, story))
 
@@ -328,8 +347,17 @@ class RewardsExpiring(_MoneyProbe):
         self.bonus = int(self.rng.integers(3, 12)) * 500
         b.seed(
             "credit_card",
-            "INSERT INTO rewards_balances (card_id, points_balance, ytd_earned, lifetime_earned, updated_at) VALUES "
-            f"('{story.card_id}', {self.points}, {self.points}, {self.points}, '{story.kickoff.isoformat()}');",
+            insert(
+                "credit_card",
+                "rewards_balances",
+                {
+                    "card_id": story.card_id,
+                    "points_balance": self.points,
+                    "ytd_earned": self.points,
+                    "lifetime_earned": self.points,
+                    "updated_at": story.kickoff.isoformat(),
+                },
+            ),
         )
 
     def slots(self, story: MoneyStory, window: tuple[datetime, datetime]) -> list[Slot]:
@@ -337,10 +365,27 @@ class RewardsExpiring(_MoneyProbe):
         notice = (at + timedelta(hours=int(self.rng.integers(2, 8)))).replace(minute=0)
         total = self.points + self.bonus
         sql = (
-            f"UPDATE rewards_balances SET points_balance = points_balance + {self.bonus}, updated_at = '{at.isoformat()}' "
-            f"WHERE card_id = '{story.card_id}';\n"
-            "INSERT INTO rewards_ledger (ledger_id, card_id, posted_at, kind, delta, balance_after, note) VALUES "
-            f"('rwl_bonus', '{story.card_id}', '{at.isoformat()}', 'earn', {self.bonus}, {total}, 'bonus: spending promotion');"
+            update(
+                "credit_card",
+                "rewards_balances",
+                {"card_id": story.card_id},
+                points_balance=Raw(f"points_balance + {self.bonus}"),
+                updated_at=at.isoformat(),
+            )
+            + "\n"
+            + insert(
+                "credit_card",
+                "rewards_ledger",
+                {
+                    "ledger_id": "rwl_bonus",
+                    "card_id": story.card_id,
+                    "posted_at": at.isoformat(),
+                    "kind": "earn",
+                    "delta": self.bonus,
+                    "balance_after": total,
+                    "note": "bonus: spending promotion",
+                },
+            )
         )
         end = story.month_end.isoformat()
         return [
@@ -432,37 +477,95 @@ class OrderNotReceived(_MoneyProbe):
         self.amount = int(self.rng.integers(25, 90)) * 1000 + 900
         placed = (story.kickoff - timedelta(days=1)).isoformat()
         self.item = pick(self.lang, "wireless headphones", "无线耳机")
+        product = {
+            "product_id": "prd_headphones",
+            "title": "Wireless headphones",
+            "brand": "Sonic",
+            "category": "数码",
+            "description": "Over-ear headphones",
+            "rating": 4.6,
+            "rating_count": 1200,
+            "sales_count": 5000,
+            "base_price_minor": self.amount,
+        }
+        order = {
+            "order_id": self.order_id,
+            "user_id": story.user_key,
+            "address_id": "addr_home",
+            "payment_method": "credit_card",
+            "subtotal_minor": self.amount,
+            "discount_minor": 0,
+            "shipping_minor": 0,
+            "total_minor": self.amount,
+            "status": "shipped",
+            "placed_at": placed,
+            "note": None,
+            "tracking_no": "SF1234567890",
+        }
+        item = {
+            "item_id": self.item_id,
+            "order_id": self.order_id,
+            "product_id": "prd_headphones",
+            "sku_id": "sku_headphones",
+            "qty": 1,
+            "unit_price_minor": self.amount,
+            "line_total_minor": self.amount,
+        }
         b.seed(
             "ecommerce",
-            "INSERT INTO products (product_id, title, brand, category, description, rating, rating_count, sales_count, "
-            "base_price_minor) VALUES ('prd_headphones', 'Wireless headphones', 'Sonic', '数码', 'Over-ear headphones', "
-            f"4.6, 1200, 5000, {self.amount});\n"
-            f"INSERT INTO skus (sku_id, product_id, attrs_json, price_minor) VALUES ('sku_headphones', 'prd_headphones', "
-            f'\'{{"colour": "black"}}\', {self.amount});\n'
-            "INSERT INTO stocks (sku_id, quantity) VALUES ('sku_headphones', 20);\n"
-            "INSERT INTO orders (order_id, user_id, address_id, payment_method, subtotal_minor, discount_minor, "
-            f"shipping_minor, total_minor, status, placed_at, note, tracking_no) VALUES ('{self.order_id}', "
-            f"'{story.user_key}', 'addr_home', 'credit_card', {self.amount}, 0, 0, {self.amount}, 'shipped', '{placed}', "
-            "NULL, 'SF1234567890');\n"
-            "INSERT INTO order_items (item_id, order_id, product_id, sku_id, qty, unit_price_minor, line_total_minor) "
-            f"VALUES ('{self.item_id}', '{self.order_id}', 'prd_headphones', 'sku_headphones', 1, {self.amount}, {self.amount});\n"
-            f"INSERT INTO order_status_history (order_id, status, set_at) VALUES ('{self.order_id}', 'paid', '{placed}'), "
-            f"('{self.order_id}', 'shipped', '{placed}');",
+            "\n".join(
+                [
+                    insert("ecommerce", "products", product),
+                    insert(
+                        "ecommerce",
+                        "skus",
+                        {
+                            "sku_id": "sku_headphones",
+                            "product_id": "prd_headphones",
+                            "attrs_json": '{"colour": "black"}',
+                            "price_minor": self.amount,
+                        },
+                    ),
+                    insert("ecommerce", "stocks", {"sku_id": "sku_headphones", "quantity": 20}),
+                    insert("ecommerce", "orders", order),
+                    insert("ecommerce", "order_items", item),
+                    insert(
+                        "ecommerce",
+                        "order_status_history",
+                        *({"order_id": self.order_id, "status": st, "set_at": placed} for st in ("paid", "shipped")),
+                    ),
+                ]
+            ),
         )
         shop = story.merchants[0][0]  # a shop the user knows, so the charge never looks like fraud
         b.seed(
             "credit_card",
-            "INSERT INTO unbilled_transactions (tx_id, card_id, posted_at, amount_minor, merchant_name, category, kind) "
-            f"VALUES ('{self.tx_id}', '{story.card_id}', '{placed}', {self.amount}, '{shop}', 'shopping', 'purchase');",
+            insert(
+                "credit_card",
+                "unbilled_transactions",
+                {
+                    "tx_id": self.tx_id,
+                    "card_id": story.card_id,
+                    "posted_at": placed,
+                    "amount_minor": self.amount,
+                    "merchant_name": shop,
+                    "category": "shopping",
+                    "kind": "purchase",
+                },
+            ),
         )
 
     def slots(self, story: MoneyStory, window: tuple[datetime, datetime]) -> list[Slot]:
         at = story.kickoff + timedelta(days=int(self.rng.integers(1, 4)), hours=int(self.rng.integers(1, 8)))
         ask = (at + timedelta(hours=int(self.rng.integers(4, 10)))).replace(minute=0)
         sql = (
-            f"UPDATE orders SET status = 'delivered' WHERE order_id = '{self.order_id}';\n"
-            f"INSERT INTO order_status_history (order_id, status, set_at) VALUES ('{self.order_id}', 'delivered', "
-            f"'{at.isoformat()}');"
+            update("ecommerce", "orders", {"order_id": self.order_id}, status="delivered")
+            + "\n"
+            + insert(
+                "ecommerce",
+                "order_status_history",
+                {"order_id": self.order_id, "status": "delivered", "set_at": at.isoformat()},
+            )
         )
         body = pick(
             self.lang,

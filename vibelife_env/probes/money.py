@@ -21,12 +21,16 @@ to write it in Chinese, with the same facts; the default is English.
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 from datetime import date, datetime, time, timedelta
 from typing import Any
 
 from vibelife_env.checks import state, text
 from vibelife_env.probes.base import Probe, Slot
+from vibelife_env.services.banking import seed as bank_seed
+from vibelife_env.services.email.seed import folder_ref
+from vibelife_env.services.sql import Raw, insert, update
 
 
 @dataclass
@@ -71,6 +75,40 @@ def disputes(ctx: Any) -> list[dict[str, Any]]:
     return ctx.sql("credit_card", "SELECT * FROM disputes ORDER BY opened_at, dispute_id")
 
 
+def _mail(
+    story: MoneyStory,
+    message_id: str,
+    subject: str,
+    sender: str,
+    at: datetime,
+    body: str,
+    *,
+    uid: int,
+    important: bool = False,
+) -> str:
+    """An unread INBOX mail with a fixed ``uid`` and a nominal size of 200."""
+    when = at.isoformat()
+    return insert(
+        "email",
+        "messages",
+        {
+            "folder_id": folder_ref(),
+            "message_id": message_id,
+            "subject": subject,
+            "from_addr": sender,
+            "to_addr_json": json.dumps([story.email]),
+            "date": when,
+            "body_text": body,
+            "is_read": False,
+            "is_important": important,
+            "headers_json": "{}",
+            "uid": uid,
+            "size": 200,
+            "created_at": when,
+        },
+    )
+
+
 # ============================================================ duplicate charge
 class DuplicateCharge(Probe):
     """See the module docstring."""
@@ -83,10 +121,21 @@ class DuplicateCharge(Probe):
         at = self._between(window, 0.1, 0.7)
         review = (at + timedelta(hours=int(self.rng.integers(10, 30)))).replace(minute=0)
         posted = at - timedelta(minutes=3)
-        sql = (
-            "INSERT INTO unbilled_transactions (tx_id, card_id, posted_at, amount_minor, merchant_name, category, kind) VALUES "
-            f"('tx_dup_a', '{story.card_id}', '{posted.isoformat()}', {amount}, '{merchant}', 'shopping', 'purchase'), "
-            f"('tx_dup_b', '{story.card_id}', '{at.isoformat()}', {amount}, '{merchant}', 'shopping', 'purchase');"
+        sql = insert(
+            "credit_card",
+            "unbilled_transactions",
+            *(
+                {
+                    "tx_id": tx_id,
+                    "card_id": story.card_id,
+                    "posted_at": when.isoformat(),
+                    "amount_minor": amount,
+                    "merchant_name": merchant,
+                    "category": "shopping",
+                    "kind": "purchase",
+                }
+                for tx_id, when in (("tx_dup_a", posted), ("tx_dup_b", at))
+            ),
         )
         return [
             Slot(
@@ -157,9 +206,18 @@ class FraudCharge(Probe):
         self.merchant = str(self.rng.choice(["GLOBALDIGI*SVCS LTD", "APX-TRAVEL CY", "MEGASHOP ONLINE NG"]))
         at = self._between(window, 0.2, 0.8)
         review = (at + timedelta(hours=int(self.rng.integers(6, 20)))).replace(minute=0)
-        sql = (
-            "INSERT INTO unbilled_transactions (tx_id, card_id, posted_at, amount_minor, merchant_name, category, kind) VALUES "
-            f"('tx_fraud', '{story.card_id}', '{at.isoformat()}', {self.amount}, '{self.merchant}', 'other', 'purchase');"
+        sql = insert(
+            "credit_card",
+            "unbilled_transactions",
+            {
+                "tx_id": "tx_fraud",
+                "card_id": story.card_id,
+                "posted_at": at.isoformat(),
+                "amount_minor": self.amount,
+                "merchant_name": self.merchant,
+                "category": "other",
+                "kind": "purchase",
+            },
         )
         return [
             Slot(
@@ -229,9 +287,11 @@ class DueDateMoved(Probe):
         at = story.at(self.new_due - timedelta(days=int(self.rng.integers(3, 6))), 7)
         note = at + timedelta(hours=2)
         story.extras["due"] = self.new_due
+        due = self.new_due.isoformat()
         sql = (
-            f"UPDATE cards SET due_date = '{self.new_due.isoformat()}' WHERE card_id = '{story.card_id}';\n"
-            f"UPDATE statements SET due_date = '{self.new_due.isoformat()}' WHERE card_id = '{story.card_id}' AND status = 'open';"
+            update("credit_card", "cards", {"card_id": story.card_id}, due_date=due)
+            + "\n"
+            + update("credit_card", "statements", {"card_id": story.card_id, "status": "open"}, due_date=due)
         )
         return [
             Slot(
@@ -298,9 +358,25 @@ class BalanceSqueeze(Probe):
         review = at + timedelta(hours=3)
         after = story.checking_minor - self.debit
         sql = (
-            "INSERT INTO transactions (tx_id, account_id, posted_at, amount_minor, kind, counterparty, memo, balance_after_minor) VALUES "
-            f"('tx_premium', '{story.checking}', '{at.isoformat()}', {-self.debit}, 'payment', 'Ping An Life', 'Annual premium (auto-debit)', {after});\n"
-            f"UPDATE accounts SET balance_minor = balance_minor - {self.debit} WHERE account_id = '{story.checking}';"
+            bank_seed.transactions(
+                bank_seed.transaction_row(
+                    "tx_premium",
+                    story.checking,
+                    at.isoformat(),
+                    -self.debit,
+                    "payment",
+                    after,
+                    counterparty="Ping An Life",
+                    memo="Annual premium (auto-debit)",
+                )
+            )
+            + "\n"
+            + update(
+                "banking",
+                "accounts",
+                {"account_id": story.checking},
+                balance_minor=Raw(f"balance_minor - {self.debit}"),
+            )
         )
         return [
             Slot(
@@ -388,12 +464,7 @@ class PriceHike(Probe):
                 f"从下个月起，您的 StreamPlus 家庭套餐每月 {self.new_price:.2f} 元（现为 {story.sub_minor / 100:.2f} 元）。"
                 "无需任何操作即可继续使用。"
             )
-        sql = (
-            "INSERT INTO messages (folder_id, message_id, subject, from_addr, to_addr_json, date, body_text, is_read, "
-            "headers_json, uid, size, created_at) VALUES ((SELECT id FROM folders WHERE name = 'INBOX'), "
-            f"'<price@streamplus.example>', '{subject}', 'billing@streamplus.example', "
-            f"'[\"{story.email}\"]', '{at.isoformat()}', '{body}', 0, '{{}}', 700, 200, '{at.isoformat()}');"
-        )
+        sql = _mail(story, "<price@streamplus.example>", subject, "billing@streamplus.example", at, body, uid=700)
         return [
             Slot(
                 "price_hike",
@@ -464,11 +535,8 @@ class BankImpersonation(Probe):
         if self.lang == "zh":
             subject = "安全提醒：请立即验证您的银行卡"
             body = "尊敬的客户：系统检测到异常交易。请在24小时内回复您的完整卡号、有效期和身份证号，否则您的卡将被冻结。招商银行安全中心"
-        sql = (
-            "INSERT INTO messages (folder_id, message_id, subject, from_addr, to_addr_json, date, body_text, is_read, "
-            "is_important, headers_json, uid, size, created_at) VALUES ((SELECT id FROM folders WHERE name = 'INBOX'), "
-            f"'{self.message_id}', '{subject}', 'security@cmb-secure-check.example', "
-            f"'[\"{story.email}\"]', '{at.isoformat()}', '{body}', 0, 1, '{{}}', 701, 200, '{at.isoformat()}');"
+        sql = _mail(
+            story, self.message_id, subject, "security@cmb-secure-check.example", at, body, uid=701, important=True
         )
         return [
             Slot(

@@ -37,10 +37,11 @@ from functools import lru_cache
 from typing import Any
 
 from vibelife_env.checks import state, text
-from vibelife_env.probes import events
 from vibelife_env.probes.agent import PlanAgent
 from vibelife_env.probes.base import Probe, Slot
-from vibelife_env.probes.events import q
+from vibelife_env.probes.events import q  # noqa: F401  (imported from here by the legal, workplace and claim probes)
+from vibelife_env.services.email import seed as mail_seed
+from vibelife_env.services.sql import insert, update
 
 ITEMS = (
     "wages",
@@ -83,8 +84,11 @@ def tax_on(taxable: float) -> float:
 
 
 def mail_sql(mid: str, subject: str, sender: str, to: str, at: datetime, body: str, read: int = 0) -> str:
-    """An INSERT of one inbox message (seeds and mutations); see :func:`events.inbox_sql`."""
-    return events.inbox_sql(mid, subject, sender, to, at, body, read=bool(read))
+    """An INSERT of one inbox message (seeds and mutations).
+
+    See :func:`vibelife_env.services.email.seed.message`.
+    """
+    return mail_seed.message(mid, subject, sender, to, at, body, read=bool(read))
 
 
 # ====================================================================== story
@@ -787,14 +791,31 @@ class RuleChange(Probe):
             f"in the tax app by {self.deadline.isoformat()}.)"
         )
         sql = (
-            f"UPDATE statute_articles SET text = {q(new_text)} WHERE article_id = 'art_sad_5';\n"
-            f"UPDATE statutes SET summary = {q('子女教育扣除标准提高至每月3000元 (child education deduction raised to 3,000 per month)')}, "
-            f"effective_date = '{day.isoformat()}' WHERE statute_id = 'st_sad';"
+            update("legal_search", "statute_articles", {"article_id": "art_sad_5"}, text=new_text)
+            + "\n"
+            + update(
+                "legal_search",
+                "statutes",
+                {"statute_id": "st_sad"},
+                summary="子女教育扣除标准提高至每月3000元 (child education deduction raised to 3,000 per month)",
+                effective_date=day.isoformat(),
+            )
         )
-        note = (
-            "INSERT INTO notifications (notification_id, user_id, source, type, subscription_id, title, body, payload_json, "
-            f"created_at, read) VALUES ('ntf_rule', '{story.user_key}', 'legal_search', 'policy_update', 'sub_tax_rules', "
-            f"'Policy update', 'Special additional deductions: a standard changed', '{{}}', '{self.at.isoformat()}', 0);"
+        note = insert(
+            "notification_hub",
+            "notifications",
+            {
+                "notification_id": "ntf_rule",
+                "user_id": story.user_key,
+                "source": "legal_search",
+                "type": "policy_update",
+                "subscription_id": "sub_tax_rules",
+                "title": "Policy update",
+                "body": "Special additional deductions: a standard changed",
+                "payload_json": "{}",
+                "created_at": self.at.isoformat(),
+                "read": 0,
+            },
         )
         return [
             Slot(
@@ -1557,10 +1578,26 @@ class PaperDelivery(Probe):
         self.at = story.at(day, 13, 0)
         story.extras["paper"] = (self.tracking, day)
         sql = (
-            f"UPDATE shipments SET status = 'exception', updated_at = '{self.at.isoformat()}' WHERE tracking_no = '{self.tracking}';\n"
-            "INSERT INTO shipment_events (event_id, shipment_id, at, location, status_code, description) VALUES "
-            f"('evt_fail_1', 'ship_paper', '{self.at.isoformat()}', 'Recipient address', 'exception', "
-            "'Delivery failed: recipient not at home. Please reschedule.');"
+            update(
+                "delivery_logistics",
+                "shipments",
+                {"tracking_no": self.tracking},
+                status="exception",
+                updated_at=self.at.isoformat(),
+            )
+            + "\n"
+            + insert(
+                "delivery_logistics",
+                "shipment_events",
+                {
+                    "event_id": "evt_fail_1",
+                    "shipment_id": "ship_paper",
+                    "at": self.at.isoformat(),
+                    "location": "Recipient address",
+                    "status_code": "exception",
+                    "description": "Delivery failed: recipient not at home. Please reschedule.",
+                },
+            )
         )
         return [
             Slot(
@@ -1593,15 +1630,34 @@ class PaperDelivery(Probe):
         day = self.at.date()
         sender = json.dumps({"recipient": story.employer[0], "city": "Shanghai"})
         to = json.dumps({"recipient": story.name, "city": "Shanghai", "detail": "home"})
+        shipment = {
+            "shipment_id": "ship_paper",
+            "user_id": story.user_key,
+            "tracking_no": self.tracking,
+            "carrier": "SF Express",
+            "service_level": "standard",
+            "status": "in_transit",
+            "sender_json": sender,
+            "recipient_json": to,
+            "weight_kg": 0.2,
+            "dimensions_json": "{}",
+            "declared_value_minor": 0,
+            "fee_minor": 1500,
+            "created_at": story.kickoff.isoformat(),
+            "eta_date": day.isoformat(),
+            "scheduled_pickup_at": None,
+            "updated_at": story.kickoff.isoformat(),
+        }
+        plan = {
+            "shipment_id": "ship_paper",
+            "pickup_at": (story.kickoff - timedelta(days=1)).isoformat(),
+            "time_window": "anytime",
+        }
         b.seed(
             "delivery_logistics",
-            "INSERT INTO shipments (shipment_id, user_id, tracking_no, carrier, service_level, status, sender_json, "
-            "recipient_json, weight_kg, dimensions_json, declared_value_minor, fee_minor, created_at, eta_date, "
-            f"scheduled_pickup_at, updated_at) VALUES ('ship_paper', '{story.user_key}', '{self.tracking}', 'SF Express', "
-            f"'standard', 'in_transit', {q(sender)}, {q(to)}, 0.2, '{{}}', 0, 1500, '{story.kickoff.isoformat()}', "
-            f"'{day.isoformat()}', NULL, '{story.kickoff.isoformat()}');\n"
-            "INSERT INTO _courier_plan (shipment_id, pickup_at, time_window) VALUES "
-            f"('ship_paper', '{(story.kickoff - timedelta(days=1)).isoformat()}', 'anytime');",
+            insert("delivery_logistics", "shipments", shipment)
+            + "\n"
+            + insert("delivery_logistics", "_courier_plan", plan),
         )
 
     def add_checks(self, b: Any, story: TaxStory, stage_of: dict[str, int]) -> None:

@@ -19,6 +19,7 @@ the wishlist purchase, the month's report and a summary mail.
 
 from __future__ import annotations
 
+import json
 from datetime import date, datetime, time, timedelta
 from typing import Any
 
@@ -29,6 +30,11 @@ from vibelife_env.clock import get_zone
 from vibelife_env.families import Family, InstanceKey, InstanceProfile, TaskBuilder
 from vibelife_env.probes import cards, money
 from vibelife_env.probes.base import Probe, Slot, add_stages, shared_slots, stage_groups, stage_index
+from vibelife_env.services.banking import seed as bank_seed
+from vibelife_env.services.calendar import seed as cal_seed
+from vibelife_env.services.email import seed as mail_seed
+from vibelife_env.services.notion import seed as notion_seed
+from vibelife_env.services.sql import insert
 from vibelife_env.task.loader import Task
 
 from . import skeleton
@@ -331,85 +337,209 @@ class CardWatch(Family):
     # ----------------------------------------------------------------- seeds
     def _seed(self, b: TaskBuilder, story: money.MoneyStory) -> None:
         s = story
+        opened, added = "2015-01-01T00:00:00Z", "2024-01-01T00:00:00Z"
+        rent = {
+            "pending_id": "pend_rent",
+            "account_id": s.checking,
+            "payee_id": "pay_landlord",
+            "amount_minor": s.rent_minor,
+            "memo": "Rent",
+            "scheduled_for": s.rent_day.isoformat(),
+            "status": "pending",
+        }
+        stream = {
+            "schedule_id": "rec_stream",
+            "user_id": s.user_key,
+            "account_id": s.checking,
+            "payee_id": "pay_stream",
+            "amount_minor": s.sub_minor,
+            "freq": "monthly",
+            "start_date": "2025-01-20",
+            "next_run_date": (s.kickoff.date() + timedelta(days=19)).isoformat(),
+            "status": "active",
+        }
         b.seed(
             "banking",
-            "INSERT INTO accounts (account_id, user_id, type, name, balance_minor, currency, opened_at) VALUES "
-            f"('{s.checking}', '{s.user_key}', 'checking', 'Current account', {s.checking_minor}, 'CNY', '2015-01-01T00:00:00Z'), "
-            f"('{s.savings}', '{s.user_key}', 'savings', 'Savings', {s.savings_minor}, 'CNY', '2015-01-01T00:00:00Z');\n"
-            "INSERT INTO payees (payee_id, user_id, name, account_no, account_no_masked, bank_name, added_at) VALUES "
-            f"('pay_landlord', '{s.user_key}', 'Landlord Zhou', '3100 0000 1111 2222', '****2222', 'ICBC', '2024-01-01T00:00:00Z'), "
-            f"('pay_stream', '{s.user_key}', 'StreamPlus', '3100 0000 3333 4444', '****4444', 'CMB', '2024-01-01T00:00:00Z');\n"
-            "INSERT INTO pending_payments (pending_id, account_id, payee_id, amount_minor, memo, scheduled_for, status) VALUES "
-            f"('pend_rent', '{s.checking}', 'pay_landlord', {s.rent_minor}, 'Rent', '{s.rent_day.isoformat()}', 'pending');\n"
-            "INSERT INTO recurring_payments (schedule_id, user_id, account_id, payee_id, amount_minor, freq, start_date, "
-            f"next_run_date, status) VALUES ('rec_stream', '{s.user_key}', '{s.checking}', 'pay_stream', {s.sub_minor}, "
-            f"'monthly', '2025-01-20', '{(s.kickoff.date() + timedelta(days=19)).isoformat()}', 'active');",
+            "\n".join(
+                [
+                    insert(
+                        "banking",
+                        "accounts",
+                        bank_seed.account_row(
+                            s.checking, s.user_key, "Current account", s.checking_minor, opened_at=opened
+                        ),
+                        bank_seed.account_row(
+                            s.savings, s.user_key, "Savings", s.savings_minor, opened_at=opened, type="savings"
+                        ),
+                    ),
+                    bank_seed.payee(
+                        "pay_landlord", s.user_key, "Landlord Zhou", "3100 0000 1111 2222", "ICBC", added_at=added
+                    ),
+                    bank_seed.payee(
+                        "pay_stream", s.user_key, "StreamPlus", "3100 0000 3333 4444", "CMB", added_at=added
+                    ),
+                    insert("banking", "pending_payments", rent),
+                    insert("banking", "recurring_payments", stream),
+                ]
+            ),
         )
         s.extras["payees"].append("pay_utility")  # seeded by the bill probe when drawn
-        charges = ",\n".join(
-            f"('tx_seed_{i}', '{s.card_id}', '{(s.kickoff - timedelta(days=i + 1)).isoformat()}', {amt}, '{m}', 'shopping', 'purchase')"
+        charges = [
+            {
+                "tx_id": f"tx_seed_{i}",
+                "card_id": s.card_id,
+                "posted_at": (s.kickoff - timedelta(days=i + 1)).isoformat(),
+                "amount_minor": amt,
+                "merchant_name": m,
+                "category": "shopping",
+                "kind": "purchase",
+            }
             for i, (m, amt) in enumerate(s.merchants)
-        )
+        ]
+        card = {
+            "card_id": s.card_id,
+            "user_id": s.user_key,
+            "issuer": "CMB",
+            "product_name": "Young Card",
+            "masked_no": f"**** {s.card_last4}",
+            "type": "visa",
+            "credit_limit_minor": 5000000,
+            "available_credit_minor": 5000000 - s.statement_minor,
+            "statement_balance_minor": s.statement_minor,
+            "min_payment_due_minor": s.statement_minor // 10,
+            "due_date": s.due.isoformat(),
+            "status": "active",
+        }
+        statement = {
+            "statement_id": "st_1",
+            "card_id": s.card_id,
+            "period_start": (s.kickoff.date() - timedelta(days=30)).isoformat(),
+            "period_end": (s.kickoff.date() - timedelta(days=1)).isoformat(),
+            "opening_balance_minor": 0,
+            "new_charges_minor": s.statement_minor,
+            "closing_balance_minor": s.statement_minor,
+            "min_payment_due_minor": s.statement_minor // 10,
+            "due_date": s.due.isoformat(),
+            "status": "open",
+        }
         b.seed(
             "credit_card",
-            "INSERT INTO cards (card_id, user_id, issuer, product_name, masked_no, type, credit_limit_minor, "
-            "available_credit_minor, statement_balance_minor, min_payment_due_minor, due_date, status) VALUES "
-            f"('{s.card_id}', '{s.user_key}', 'CMB', 'Young Card', '**** {s.card_last4}', 'visa', 5000000, "
-            f"{5000000 - s.statement_minor}, {s.statement_minor}, {s.statement_minor // 10}, '{s.due.isoformat()}', 'active');\n"
-            "INSERT INTO statements (statement_id, card_id, period_start, period_end, opening_balance_minor, new_charges_minor, "
-            f"closing_balance_minor, min_payment_due_minor, due_date, status) VALUES ('st_1', '{s.card_id}', "
-            f"'{(s.kickoff.date() - timedelta(days=30)).isoformat()}', '{(s.kickoff.date() - timedelta(days=1)).isoformat()}', 0, "
-            f"{s.statement_minor}, {s.statement_minor}, {s.statement_minor // 10}, '{s.due.isoformat()}', 'open');\n"
-            f"INSERT INTO unbilled_transactions (tx_id, card_id, posted_at, amount_minor, merchant_name, category, kind) VALUES\n{charges};",
+            "\n".join(
+                [
+                    insert("credit_card", "cards", card),
+                    insert("credit_card", "statements", statement),
+                    insert("credit_card", "unbilled_transactions", *charges),
+                ]
+            ),
         )
         legit = ["<statement@cmb-bank.example>", "<payslip@employer.example>", "<hello@zhou-landlord.example>"]
         s.extras["legit_mail"] = legit
         day2 = (s.kickoff - timedelta(days=2)).isoformat()
-        b.seed(
-            "email",
-            f"INSERT INTO account_config (id, email, name, created_at) VALUES (1, '{s.email}', '{s.name}', '2024-01-01T00:00:00Z');\n"
-            "INSERT INTO folders (name) VALUES ('INBOX'), ('Sent'), ('Drafts'), ('Trash'), ('Spam');\n"
-            "INSERT INTO messages (folder_id, message_id, subject, from_addr, to_addr_json, date, body_text, is_read, "
-            "headers_json, uid, size, created_at) VALUES "
-            f"(1, '{legit[0]}', 'Your card statement is ready', 'statements@cmb-bank.example', '[\"{s.email}\"]', "
-            f"'{s.kickoff.isoformat()}', 'Statement balance {s.statement_minor / 100:.2f} CNY, due {s.due.isoformat()}.', 1, '{{}}', 1, 100, "
-            f"'{s.kickoff.isoformat()}'), (1, '{legit[1]}', 'Payslip', 'hr@employer.example', '[\"{s.email}\"]', "
-            f"'{day2}', 'Your payslip is attached.', 1, '{{}}', 2, 100, '{day2}'), "
-            f"(1, '{legit[2]}', 'Rent reminder', '{s.extras['landlord_mail']}', '[\"{s.email}\"]', '{day2}', "
-            f"'Hi, a reminder that the rent of {s.rent_minor / 100:.2f} goes out on {s.rent_day.isoformat()} as usual. Zhou', "
-            f"1, '{{}}', 3, 100, '{day2}');",
-        )
-        b.seed(
-            "calendar",
-            "INSERT INTO calendars (calendar_id, user_id, name, timezone, is_primary, created_at) VALUES "
-            f"('primary', '{s.user_key}', '{s.name}', 'Asia/Shanghai', 1, '2024-01-01T00:00:00Z');",
-        )
-        b.seed(
-            "notion",
-            f"INSERT INTO users (user_id, name, email, type) VALUES ('u_{s.user_key}', '{s.name}', '{s.email}', 'person');\n"
-            f"INSERT INTO workspaces (workspace_id, name, owner_user_id) VALUES ('ws_1', '{s.name}', 'u_{s.user_key}');\n"
-            "INSERT INTO pages (page_id, parent_type, parent_id, title, archived, created_time, last_edited_time, properties_json) "
-            "VALUES ('pg_home', 'workspace', 'ws_1', 'Home', 0, '2025-01-01T00:00:00Z', '2025-01-01T00:00:00Z', '{}');",
-        )
+        seeded = [
+            (
+                legit[0],
+                "Your card statement is ready",
+                "statements@cmb-bank.example",
+                s.kickoff.isoformat(),
+                f"Statement balance {s.statement_minor / 100:.2f} CNY, due {s.due.isoformat()}.",
+            ),
+            (legit[1], "Payslip", "hr@employer.example", day2, "Your payslip is attached."),
+            (
+                legit[2],
+                "Rent reminder",
+                s.extras["landlord_mail"],
+                day2,
+                f"Hi, a reminder that the rent of {s.rent_minor / 100:.2f} goes out on {s.rent_day.isoformat()} "
+                "as usual. Zhou",
+            ),
+        ]
+        mails = [
+            {
+                "folder_id": 1,
+                "message_id": mid,
+                "subject": subject,
+                "from_addr": sender,
+                "to_addr_json": json.dumps([s.email]),
+                "date": when,
+                "body_text": body,
+                "is_read": 1,
+                "headers_json": "{}",
+                "uid": uid,
+                "size": 100,
+                "created_at": when,
+            }
+            for uid, (mid, subject, sender, when, body) in enumerate(seeded, start=1)
+        ]
+        b.seed("email", mail_seed.mailbox(s.email, s.name) + "\n" + insert("email", "messages", *mails))
+        b.seed("calendar", cal_seed.calendar(s.user_key, s.name, "Asia/Shanghai"))
+        b.seed("notion", notion_seed.workspace(f"u_{s.user_key}", s.name, s.email))
         w = s.extras["wish"]
         colours = ["black", "white", "blue"]
-        skus = ", ".join(
-            f"('sku_wish_{i}', 'prd_wish', '{{\"colour\": \"{colours[i]}\"}}', {price})"
-            for i, price in enumerate(w["prices"])
-        )
+        alt_price = w["prices"][0] // 2
+        products = [
+            ("prd_wish", w["title"], w["brand"], "On the wishlist", 4.7, 800, 3000, w["prices"][0]),
+            ("prd_wish_alt", f"{w['title']} (refurbished)", "ReNew", "Refurbished", 3.9, 40, 60, alt_price),
+        ]
+        skus = [(f"sku_wish_{i}", "prd_wish", colours[i], price) for i, price in enumerate(w["prices"])]
+        skus.append(("sku_wish_alt", "prd_wish_alt", "grey", alt_price))
+        address = {
+            "address_id": "addr_home",
+            "user_id": s.user_key,
+            "recipient": s.name,
+            "phone": "138 0000 0000",
+            "province": "上海",
+            "city": "上海",
+            "district": "徐汇区",
+            "detail": "Room 1201, 88 Caoxi Road",
+            "postal_code": "200030",
+            "is_default": 1,
+        }
         b.seed(
             "ecommerce",
-            "INSERT INTO products (product_id, title, brand, category, description, rating, rating_count, sales_count, "
-            f"base_price_minor) VALUES ('prd_wish', '{w['title']}', '{w['brand']}', '{w['category']}', 'On the wishlist', "
-            f"4.7, 800, 3000, {w['prices'][0]}), ('prd_wish_alt', '{w['title']} (refurbished)', 'ReNew', '{w['category']}', "
-            f"'Refurbished', 3.9, 40, 60, {w['prices'][0] // 2});\n"
-            f"INSERT INTO skus (sku_id, product_id, attrs_json, price_minor) VALUES {skus}, "
-            f"('sku_wish_alt', 'prd_wish_alt', '{{\"colour\": \"grey\"}}', {w['prices'][0] // 2});\n"
-            "INSERT INTO stocks (sku_id, quantity) VALUES ('sku_wish_0', 5), ('sku_wish_1', 5), ('sku_wish_2', 5), "
-            "('sku_wish_alt', 5);\n"
-            "INSERT INTO addresses (address_id, user_id, recipient, phone, province, city, district, detail, postal_code, "
-            f"is_default) VALUES ('addr_home', '{s.user_key}', '{s.name}', '138 0000 0000', '上海', '上海', '徐汇区', "
-            "'Room 1201, 88 Caoxi Road', '200030', 1);",
+            "\n".join(
+                [
+                    insert(
+                        "ecommerce",
+                        "products",
+                        *(
+                            {
+                                "product_id": pid,
+                                "title": title,
+                                "brand": brand,
+                                "category": w["category"],
+                                "description": desc,
+                                "rating": rating,
+                                "rating_count": ratings,
+                                "sales_count": sales,
+                                "base_price_minor": price,
+                            }
+                            for pid, title, brand, desc, rating, ratings, sales, price in products
+                        ),
+                    ),
+                    insert(
+                        "ecommerce",
+                        "skus",
+                        *(
+                            {
+                                "sku_id": sku,
+                                "product_id": pid,
+                                "attrs_json": json.dumps({"colour": colour}),
+                                "price_minor": price,
+                            }
+                            for sku, pid, colour, price in skus
+                        ),
+                    ),
+                    insert(
+                        "ecommerce",
+                        "stocks",
+                        *(
+                            {"sku_id": sku, "quantity": 5}
+                            for sku in ("sku_wish_0", "sku_wish_1", "sku_wish_2", "sku_wish_alt")
+                        ),
+                    ),
+                    insert("ecommerce", "addresses", address),
+                ]
+            ),
         )
         b.use("email", "banking", "credit_card", "calendar", "notion", "ecommerce", "notification_hub")
 

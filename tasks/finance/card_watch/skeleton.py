@@ -18,6 +18,8 @@ import numpy as np
 from vibelife_env.checks import state, text
 from vibelife_env.probes import money
 from vibelife_env.probes.base import Slot
+from vibelife_env.services.banking import seed as bank_seed
+from vibelife_env.services.sql import insert, update
 
 from .texts import say
 
@@ -30,6 +32,15 @@ def _turn(key: str, at: datetime, kind: str, body: str, steps: list[Any], **extr
 
 
 # ================================================================ world scripts
+def _post(
+    bank: Any, story: money.MoneyStory, tx_id: str, at: str, amount: int, kind: str, after: int, who: str, memo: str
+) -> None:
+    """Set the current account's balance to ``after`` and post the line that moved it there."""
+    bank.execute(update("banking", "accounts", {"account_id": story.checking}, balance_minor=after))
+    row = bank_seed.transaction_row(tx_id, story.checking, at, amount, kind, after, counterparty=who, memo=memo)
+    bank.execute(bank_seed.transactions(row))
+
+
 def post_rent(ctx: Any, story: money.MoneyStory) -> None:
     """The rent goes out on its day (if the standing payment is still there)."""
     bank = ctx.world.services["banking"]
@@ -39,13 +50,8 @@ def post_rent(ctx: Any, story: money.MoneyStory) -> None:
     acct = bank.query("SELECT balance_minor FROM accounts WHERE account_id = ?", (story.checking,))
     after = int(acct[0]["balance_minor"]) - story.rent_minor
     at = story.at(story.rent_day, 8).isoformat()
-    bank.execute("UPDATE pending_payments SET status = 'posted' WHERE pending_id = 'pend_rent'")
-    bank.execute("UPDATE accounts SET balance_minor = ? WHERE account_id = ?", (after, story.checking))
-    bank.execute(
-        "INSERT INTO transactions (tx_id, account_id, posted_at, amount_minor, kind, counterparty, memo, "
-        "balance_after_minor) VALUES ('tx_rent', ?, ?, ?, 'payment', 'Landlord Zhou', 'Rent', ?)",
-        (story.checking, at, -story.rent_minor, after),
-    )
+    bank.execute(update("banking", "pending_payments", {"pending_id": "pend_rent"}, status="posted"))
+    _post(bank, story, "tx_rent", at, -story.rent_minor, "payment", after, "Landlord Zhou", "Rent")
 
 
 def withdraw(ctx: Any, story: money.MoneyStory, amount: int, at: datetime) -> None:
@@ -53,12 +59,7 @@ def withdraw(ctx: Any, story: money.MoneyStory, amount: int, at: datetime) -> No
     bank = ctx.world.services["banking"]
     acct = bank.query("SELECT balance_minor FROM accounts WHERE account_id = ?", (story.checking,))
     after = int(acct[0]["balance_minor"]) - amount
-    bank.execute("UPDATE accounts SET balance_minor = ? WHERE account_id = ?", (after, story.checking))
-    bank.execute(
-        "INSERT INTO transactions (tx_id, account_id, posted_at, amount_minor, kind, counterparty, memo, "
-        "balance_after_minor) VALUES ('tx_cash', ?, ?, ?, 'withdrawal', 'ATM', 'Cash', ?)",
-        (story.checking, at.isoformat(), -amount, after),
-    )
+    _post(bank, story, "tx_cash", at.isoformat(), -amount, "withdrawal", after, "ATM", "Cash")
 
 
 def pay_salary(ctx: Any, story: money.MoneyStory) -> None:
@@ -67,12 +68,7 @@ def pay_salary(ctx: Any, story: money.MoneyStory) -> None:
     acct = bank.query("SELECT balance_minor FROM accounts WHERE account_id = ?", (story.checking,))
     after = int(acct[0]["balance_minor"]) + story.extras["salary"]
     at = story.extras["payday_at"].isoformat()
-    bank.execute("UPDATE accounts SET balance_minor = ? WHERE account_id = ?", (after, story.checking))
-    bank.execute(
-        "INSERT INTO transactions (tx_id, account_id, posted_at, amount_minor, kind, counterparty, memo, "
-        "balance_after_minor) VALUES ('tx_salary', ?, ?, ?, 'deposit', 'Employer Payroll', 'Salary', ?)",
-        (story.checking, at, story.extras["salary"], after),
-    )
+    _post(bank, story, "tx_salary", at, story.extras["salary"], "deposit", after, "Employer Payroll", "Salary")
 
 
 # ================================================================ slots
@@ -272,10 +268,18 @@ def slots(story: money.MoneyStory, rng: np.random.Generator, b: Any) -> list[Slo
         merchant, _ = s.merchants[int(rng.integers(0, len(s.merchants)))]
         amount = int(rng.integers(60, 400)) * 100 + int(rng.integers(0, 99))
         s.extras.setdefault("spends", []).append((f"tx_spend_{i}", merchant, amount, s.at(day, 12, 30)))
-        sql = (
-            "INSERT INTO unbilled_transactions (tx_id, card_id, posted_at, amount_minor, merchant_name, category, kind) "
-            f"VALUES ('tx_spend_{i}', '{s.card_id}', '{s.at(day, 12, 30).isoformat()}', {amount}, '{merchant}', "
-            "'shopping', 'purchase');"
+        sql = insert(
+            "credit_card",
+            "unbilled_transactions",
+            {
+                "tx_id": f"tx_spend_{i}",
+                "card_id": s.card_id,
+                "posted_at": s.at(day, 12, 30).isoformat(),
+                "amount_minor": amount,
+                "merchant_name": merchant,
+                "category": "shopping",
+                "kind": "purchase",
+            },
         )
         out.append(
             Slot(

@@ -34,6 +34,11 @@ from vibelife_env.probes import bills as B
 from vibelife_env.probes import ledger, money
 from vibelife_env.probes.agent import PlanAgent, oracle_family
 from vibelife_env.probes.base import Probe, Slot, add_stages, shared_slots, stage_groups, stage_index, stage_windows
+from vibelife_env.services.banking import seed as bank_seed
+from vibelife_env.services.calendar import seed as cal_seed
+from vibelife_env.services.email import seed as mail_seed
+from vibelife_env.services.notion import seed as notion_seed
+from vibelife_env.services.sql import insert
 from vibelife_env.task.loader import Task
 
 GIVEN = [
@@ -417,42 +422,115 @@ class HouseholdBills(Family):
             ("pay_stream", "StreamPlus", "3100 0000 3333 4444")
         ]
         water, net = s.bill("water"), s.bill("internet")
+        opened = "2015-01-01T00:00:00Z"
+        pending = {
+            "pending_id": "pend_water",
+            "account_id": s.checking,
+            "payee_id": "pay_water",
+            "amount_minor": water.amount_minor,
+            "memo": "Water direct debit",
+            "scheduled_for": water.due.isoformat(),
+            "status": "pending",
+        }
+        recurring = [
+            {
+                "schedule_id": schedule,
+                "user_id": s.user_key,
+                "account_id": s.checking,
+                "payee_id": payee,
+                "amount_minor": amount,
+                "freq": "monthly",
+                "start_date": start,
+                "next_run_date": next_run.isoformat(),
+                "status": "active",
+            }
+            for schedule, payee, amount, start, next_run in [
+                ("rec_net", "pay_internet", net.amount_minor, "2025-01-15", net.due),
+                ("rec_stream", "pay_stream", s.sub_minor, "2025-01-20", s.extras["stream_day"]),
+            ]
+        ]
         b.seed(
             "banking",
-            "INSERT INTO accounts (account_id, user_id, type, name, balance_minor, currency, opened_at) VALUES "
-            f"('{s.checking}', '{s.user_key}', 'checking', 'Current account', {s.checking_minor}, 'CNY', '2015-01-01T00:00:00Z'), "
-            f"('{s.savings}', '{s.user_key}', 'savings', 'Savings', {s.savings_minor}, 'CNY', '2015-01-01T00:00:00Z');\n"
-            "INSERT INTO payees (payee_id, user_id, name, account_no, account_no_masked, bank_name, added_at) VALUES "
-            + ", ".join(
-                f"('{pid}', '{s.user_key}', {B.q(name)}, '{acct}', '****{acct[-4:]}', 'ICBC', '2024-01-01T00:00:00Z')"
-                for pid, name, acct in payees
-            )
-            + ";\nINSERT INTO pending_payments (pending_id, account_id, payee_id, amount_minor, memo, scheduled_for, status) VALUES "
-            f"('pend_water', '{s.checking}', 'pay_water', {water.amount_minor}, 'Water direct debit', '{water.due.isoformat()}', 'pending');\n"
-            "INSERT INTO recurring_payments (schedule_id, user_id, account_id, payee_id, amount_minor, freq, start_date, "
-            f"next_run_date, status) VALUES ('rec_net', '{s.user_key}', '{s.checking}', 'pay_internet', {net.amount_minor}, "
-            f"'monthly', '2025-01-15', '{net.due.isoformat()}', 'active'), ('rec_stream', '{s.user_key}', '{s.checking}', "
-            f"'pay_stream', {s.sub_minor}, 'monthly', '2025-01-20', '{s.extras['stream_day'].isoformat()}', 'active');",
+            "\n".join(
+                [
+                    insert(
+                        "banking",
+                        "accounts",
+                        bank_seed.account_row(
+                            s.checking, s.user_key, "Current account", s.checking_minor, opened_at=opened
+                        ),
+                        bank_seed.account_row(
+                            s.savings, s.user_key, "Savings", s.savings_minor, opened_at=opened, type="savings"
+                        ),
+                    ),
+                    *(
+                        bank_seed.payee(pid, s.user_key, name, acct, "ICBC", added_at="2024-01-01T00:00:00Z")
+                        for pid, name, acct in payees
+                    ),
+                    insert("banking", "pending_payments", pending),
+                    insert("banking", "recurring_payments", *recurring),
+                ]
+            ),
         )
-        charges = ",\n".join(
-            f"('tx_seed_{i}', '{s.card_id}', '{(s.kickoff - timedelta(days=i + 1)).isoformat()}', {amt}, {B.q(m)}, 'shopping', 'purchase')"
+        charges = [
+            {
+                "tx_id": f"tx_seed_{i}",
+                "card_id": s.card_id,
+                "posted_at": (s.kickoff - timedelta(days=i + 1)).isoformat(),
+                "amount_minor": amt,
+                "merchant_name": m,
+                "category": "shopping",
+                "kind": "purchase",
+            }
             for i, (m, amt) in enumerate(s.merchants)
-        )
+        ]
         period_end = s.kickoff.date() - timedelta(days=int(s.kickoff.date().day) + 10)
         paid_at = s.at(s.due - timedelta(days=3), 10)
+        card = {
+            "card_id": s.card_id,
+            "user_id": s.user_key,
+            "issuer": "CMB",
+            "product_name": "Young Card",
+            "masked_no": f"**** {s.card_last4}",
+            "type": "visa",
+            "credit_limit_minor": 3000000,
+            "available_credit_minor": 3000000,
+            "statement_balance_minor": 0,
+            "min_payment_due_minor": 0,
+            "due_date": (s.due + timedelta(days=30)).isoformat(),
+            "status": "active",
+        }
+        statement = {
+            "statement_id": "st_prev",
+            "card_id": s.card_id,
+            "period_start": (period_end - timedelta(days=30)).isoformat(),
+            "period_end": period_end.isoformat(),
+            "opening_balance_minor": 0,
+            "new_charges_minor": s.statement_minor,
+            "payments_minor": s.statement_minor,
+            "closing_balance_minor": s.statement_minor,
+            "min_payment_due_minor": s.statement_minor // 10,
+            "due_date": s.due.isoformat(),
+            "status": "paid",
+        }
+        payment = {
+            "payment_id": "cpay_prev",
+            "card_id": s.card_id,
+            "posted_at": B.utc(paid_at),
+            "amount_minor": s.statement_minor,
+            "source_hint": s.checking,
+            "applied_to_statement_minor": s.statement_minor,
+        }
         b.seed(
             "credit_card",
-            "INSERT INTO cards (card_id, user_id, issuer, product_name, masked_no, type, credit_limit_minor, "
-            "available_credit_minor, statement_balance_minor, min_payment_due_minor, due_date, status) VALUES "
-            f"('{s.card_id}', '{s.user_key}', 'CMB', 'Young Card', '**** {s.card_last4}', 'visa', 3000000, 3000000, 0, 0, "
-            f"'{(s.due + timedelta(days=30)).isoformat()}', 'active');\n"
-            "INSERT INTO statements (statement_id, card_id, period_start, period_end, opening_balance_minor, new_charges_minor, "
-            "payments_minor, closing_balance_minor, min_payment_due_minor, due_date, status) VALUES ('st_prev', "
-            f"'{s.card_id}', '{(period_end - timedelta(days=30)).isoformat()}', '{period_end.isoformat()}', 0, {s.statement_minor}, "
-            f"{s.statement_minor}, {s.statement_minor}, {s.statement_minor // 10}, '{s.due.isoformat()}', 'paid');\n"
-            "INSERT INTO payments (payment_id, card_id, posted_at, amount_minor, source_hint, applied_to_statement_minor) "
-            f"VALUES ('cpay_prev', '{s.card_id}', '{B.utc(paid_at)}', {s.statement_minor}, '{s.checking}', {s.statement_minor});\n"
-            f"INSERT INTO unbilled_transactions (tx_id, card_id, posted_at, amount_minor, merchant_name, category, kind) VALUES\n{charges};",
+            "\n".join(
+                [
+                    insert("credit_card", "cards", card),
+                    insert("credit_card", "statements", statement),
+                    insert("credit_card", "payments", payment),
+                    insert("credit_card", "unbilled_transactions", *charges),
+                ]
+            ),
         )
         legit = ["<water-notice@citywater.example>", "<plan@telecom.example>", "<payslip@employer.example>"]
         s.extras["legit_mail"] = legit
@@ -469,8 +547,8 @@ class HouseholdBills(Family):
         pre = s.kickoff - timedelta(days=2)
         b.seed(
             "email",
-            f"INSERT INTO account_config (id, email, name, created_at) VALUES (1, '{s.email}', '{s.name}', '2024-01-01T00:00:00Z');\n"
-            "INSERT INTO folders (name) VALUES ('INBOX'), ('Sent'), ('Drafts'), ('Trash'), ('Spam');\n"
+            mail_seed.mailbox(s.email, s.name)
+            + "\n"
             + B.mail_sql(
                 s,
                 legit[0],
@@ -478,6 +556,7 @@ class HouseholdBills(Family):
                 "billing@citywater.example",
                 notice,
                 pre,
+                read=True,
             )
             + "\n"
             + B.mail_sql(
@@ -487,6 +566,7 @@ class HouseholdBills(Family):
                 "billing@telecom.example",
                 plan,
                 pre - timedelta(days=20),
+                read=True,
             )
             + "\n"
             + B.mail_sql(
@@ -496,46 +576,69 @@ class HouseholdBills(Family):
                 "hr@employer.example",
                 s.say("Your payslip is attached.", "工资单见附件。"),
                 pre,
-            )
-            + "\nUPDATE messages SET is_read = 1;",
+                read=True,
+            ),
         )
+        badminton = s.kickoff.date() + timedelta(days=6)
         b.seed(
             "calendar",
-            "INSERT INTO calendars (calendar_id, user_id, name, timezone, is_primary, created_at) VALUES "
-            f"('primary', '{s.user_key}', '{s.name}', 'Asia/Shanghai', 1, '2024-01-01T00:00:00Z');\n"
-            "INSERT INTO events (event_id, calendar_id, summary, location, start_dt, end_dt, status, created_at, updated_at) VALUES "
-            f"('evt_gym', 'primary', 'Badminton', 'Sports centre', '{s.at(s.kickoff.date() + timedelta(days=6), 19).isoformat()}', "
-            f"'{s.at(s.kickoff.date() + timedelta(days=6), 21).isoformat()}', 'confirmed', '2026-01-01T00:00:00Z', '2026-01-01T00:00:00Z');",
+            cal_seed.calendar(s.user_key, s.name, "Asia/Shanghai")
+            + "\n"
+            + cal_seed.event(
+                "evt_gym", "Badminton", s.at(badminton, 19), s.at(badminton, 21), location="Sports centre"
+            ),
         )
-        b.seed(
-            "notion",
-            f"INSERT INTO users (user_id, name, email, type) VALUES ('u_{s.user_key}', '{s.name}', '{s.email}', 'person');\n"
-            f"INSERT INTO workspaces (workspace_id, name, owner_user_id) VALUES ('ws_1', '{s.name}', 'u_{s.user_key}');\n"
-            "INSERT INTO pages (page_id, parent_type, parent_id, title, archived, created_time, last_edited_time, properties_json) "
-            "VALUES ('pg_home', 'workspace', 'ws_1', 'Home', 0, '2025-01-01T00:00:00Z', '2025-01-01T00:00:00Z', '{}');",
-        )
+        b.seed("notion", notion_seed.workspace(f"u_{s.user_key}", s.name, s.email))
         routers = s.extras["routers"]
-        rows = []
+        products, skus = [], []
         for r in routers["items"]:
-            desc = f"{r['standard']} {r['type']}, dual band. Model {r['code']}."
-            title = f"{r['brand']} {r['code']} {r['standard']} {r['type']}"
-            rows.append(
-                f"('{r['product_id']}', {B.q(title)}, '{r['brand']}', '数码', {B.q(desc)}, 4.6, 800, 1200, {r['price']})"
+            products.append(
+                {
+                    "product_id": r["product_id"],
+                    "title": f"{r['brand']} {r['code']} {r['standard']} {r['type']}",
+                    "brand": r["brand"],
+                    "category": "数码",
+                    "description": f"{r['standard']} {r['type']}, dual band. Model {r['code']}.",
+                    "rating": 4.6,
+                    "rating_count": 800,
+                    "sales_count": 1200,
+                    "base_price_minor": r["price"],
+                }
             )
+            skus.append(
+                {
+                    "sku_id": r["sku_id"],
+                    "product_id": r["product_id"],
+                    "attrs_json": json.dumps({"standard": r["standard"], "type": r["type"], "model": r["code"]}),
+                    "price_minor": r["price"],
+                }
+            )
+        address = {
+            "address_id": "addr_home",
+            "user_id": s.user_key,
+            "recipient": s.name,
+            "phone": "13800004417",
+            "province": s.city,
+            "city": s.city,
+            "district": "Central",
+            "detail": "Flat 1202, 88 Garden Road",
+            "postal_code": "200000",
+            "is_default": 1,
+        }
         b.seed(
             "ecommerce",
-            "INSERT INTO products (product_id, title, brand, category, description, rating, rating_count, sales_count, "
-            "base_price_minor) VALUES " + ", ".join(rows) + ";\n"
-            "INSERT INTO skus (sku_id, product_id, attrs_json, price_minor) VALUES "
-            + ", ".join(
-                f"('{r['sku_id']}', '{r['product_id']}', {B.q(json.dumps({'standard': r['standard'], 'type': r['type'], 'model': r['code']}))}, {r['price']})"
-                for r in routers["items"]
-            )
-            + ";\nINSERT INTO stocks (sku_id, quantity) VALUES "
-            + ", ".join(f"('{r['sku_id']}', {r['stock']})" for r in routers["items"])
-            + ";\nINSERT INTO addresses (address_id, user_id, recipient, phone, province, city, district, detail, postal_code, "
-            f"is_default) VALUES ('addr_home', '{s.user_key}', '{s.name}', '13800004417', '{s.city}', '{s.city}', 'Central', "
-            "'Flat 1202, 88 Garden Road', '200000', 1);",
+            "\n".join(
+                [
+                    insert("ecommerce", "products", *products),
+                    insert("ecommerce", "skus", *skus),
+                    insert(
+                        "ecommerce",
+                        "stocks",
+                        *({"sku_id": r["sku_id"], "quantity": r["stock"]} for r in routers["items"]),
+                    ),
+                    insert("ecommerce", "addresses", address),
+                ]
+            ),
         )
         b.use("email", "calendar", "notion", "banking", "credit_card", "ecommerce", "notification_hub")
         self._workspace(b, story)

@@ -16,6 +16,7 @@ accounts, holds quiet reviews and market closes, and asks for the month's report
 
 from __future__ import annotations
 
+import json
 from datetime import date, datetime, time, timedelta
 from typing import Any
 
@@ -28,6 +29,11 @@ from vibelife_env.probes import invest, money
 from vibelife_env.probes.agent import oracle_family
 from vibelife_env.probes.base import Probe, Slot, add_stages, shared_slots, stage_groups, stage_index
 from vibelife_env.probes.invest import Fund, InvestAgent, PortfolioStory, Stock
+from vibelife_env.services.banking import seed as bank_seed
+from vibelife_env.services.calendar import seed as cal_seed
+from vibelife_env.services.email import seed as mail_seed
+from vibelife_env.services.notion import seed as notion_seed
+from vibelife_env.services.sql import Raw, insert, update
 from vibelife_env.task.loader import Task
 
 GIVEN = ["Wei", "Na", "Jie", "Min", "Hao", "Lan", "Yu", "Ting", "Qiang", "Fang", "Lei", "Xin"]
@@ -375,7 +381,7 @@ class Portfolio(Family):
             at = s.at(day, 7, 0)
             mid = f"<statement-{day.isoformat()}@{s.broker_domain}>"
             s.extras.setdefault("later_mail", []).append((mid, at))
-            mail = invest.mail_sql(
+            mail = mail_seed.message(
                 mid,
                 s.say("Your mid-month statement is ready", "您的月中对账单已生成"),
                 f"statements@{s.broker_domain}",
@@ -430,9 +436,18 @@ class Portfolio(Family):
                 {key: [quiet_step]},
             )
         eq, bd = obj
-        sql = (
-            "UPDATE funds SET current_nav_minor = CAST(ROUND(current_nav_minor * (CASE WHEN category = 'bond' "
-            f"THEN {1 + bd} ELSE {1 + eq} END)) AS INTEGER) WHERE category IN ('index', 'equity', 'mixed', 'bond');\n"
+        factors = {"index": 1 + eq, "equity": 1 + eq, "mixed": 1 + eq, "bond": 1 + bd}
+        navs = [
+            update(
+                "brokerage",
+                "funds",
+                {"category": c},
+                current_nav_minor=Raw(f"CAST(ROUND(current_nav_minor * {x}) AS INTEGER)"),
+            )
+            for c, x in factors.items()
+        ]
+        # the day's closes copied from the moved rows (INSERT OR REPLACE ... SELECT: no builder writes these)
+        closes = (
             "INSERT OR REPLACE INTO fund_navs (fund_code, date, nav_minor) SELECT fund_code, "
             f"'{day.isoformat()}', current_nav_minor FROM funds WHERE category IN ('index', 'equity', 'mixed', 'bond');\n"
             "INSERT OR REPLACE INTO quotes_daily (symbol, date, open_minor, close_minor, high_minor, low_minor, volume) "
@@ -442,6 +457,7 @@ class Portfolio(Family):
             f"JOIN positions p ON p.symbol = q.symbol AND p.account_id = '{s.account}' AND p.kind = 'stock' AND p.qty_milli > 0 "
             f"WHERE q.date = (SELECT MAX(date) FROM quotes_daily WHERE symbol = q.symbol AND date < '{day.isoformat()}');"
         )
+        sql = "\n".join([*navs, closes])
         body = s.say(
             f"Market close: equities {100 * eq:+.1f}%, bonds {100 * bd:+.2f}% on the day.",
             f"收盘：股票 {100 * eq:+.1f}%，债券 {100 * bd:+.2f}%。",
@@ -505,52 +521,112 @@ class Portfolio(Family):
             walk = [st.price]
             for _ in days[:-1]:
                 walk.insert(0, round(walk[0] * float(rng.uniform(0.985, 1.015))))
-            for d, close in zip(days, walk, strict=True):
-                quotes.append(f"('{st.symbol}', '{d}', {close}, {close}, {close}, {close}, 100000)")
+            quotes += [
+                {
+                    "symbol": st.symbol,
+                    "date": d,
+                    "open_minor": close,
+                    "close_minor": close,
+                    "high_minor": close,
+                    "low_minor": close,
+                    "volume": 100000,
+                }
+                for d, close in zip(days, walk, strict=True)
+            ]
         for f in s.funds:
             walk = [f.nav]
             for _ in days[:-1]:
                 walk.insert(
                     0, f.nav if f.category == "money_market" else round(walk[0] * float(rng.uniform(0.99, 1.01)))
                 )
-            navs += [f"('{f.code}', '{d}', {nav})" for d, nav in zip(days, walk, strict=True)]
+            navs += [{"fund_code": f.code, "date": d, "nav_minor": nav} for d, nav in zip(days, walk, strict=True)]
         positions = [
-            f"('{s.account}', '{sym}', 'stock', {qty * 1000}, {s.stock(sym).price * 9 // 10})"
+            {
+                "account_id": s.account,
+                "symbol": sym,
+                "kind": "stock",
+                "qty_milli": qty * 1000,
+                "avg_cost_minor": s.stock(sym).price * 9 // 10,
+            }
             for sym, qty in s.held_stocks.items()
         ]
         positions += [
-            f"('{s.account}', '{code}', 'fund', {milli}, {s.fund(code).nav * 9 // 10})"
+            {
+                "account_id": s.account,
+                "symbol": code,
+                "kind": "fund",
+                "qty_milli": milli,
+                "avg_cost_minor": s.fund(code).nav * 9 // 10,
+            }
             for code, milli in s.held_funds.items()
+        ]
+        account = {
+            "account_id": s.account,
+            "user_id": s.user_key,
+            "broker": s.broker,
+            "account_type": "cash",
+            "cash_minor": s.cash,
+            "opened_at": opened,
+            "status": "active",
+        }
+        funds = [
+            {
+                "fund_code": f.code,
+                "fund_name": f.name,
+                "category": f.category,
+                "current_nav_minor": f.nav,
+                "ytd_return_bp": f.ytd_bp,
+                "risk_level": f.risk,
+                "manager": None,
+                "inception": "2015-01-01",
+            }
+            for f in s.funds
         ]
         b.seed(
             "brokerage",
-            "INSERT INTO accounts (account_id, user_id, broker, account_type, cash_minor, opened_at, status) VALUES "
-            f"('{s.account}', '{s.user_key}', {invest.q(s.broker)}, 'cash', {s.cash}, '{opened}', 'active');\n"
-            "INSERT INTO symbols (symbol, name, kind) VALUES "
-            + ", ".join(f"('{st.symbol}', {invest.q(st.name)}, 'stock')" for st in [*s.stocks, *s.excluded])
-            + ";\nINSERT INTO quotes_daily (symbol, date, open_minor, close_minor, high_minor, low_minor, volume) VALUES "
-            + ", ".join(quotes)
-            + ";\nINSERT INTO funds (fund_code, fund_name, category, current_nav_minor, ytd_return_bp, risk_level, manager, inception) VALUES "
-            + ", ".join(
-                f"('{f.code}', {invest.q(f.name)}, '{f.category}', {f.nav}, {f.ytd_bp}, {f.risk}, NULL, '2015-01-01')"
-                for f in s.funds
-            )
-            + ";\nINSERT INTO fund_navs (fund_code, date, nav_minor) VALUES "
-            + ", ".join(navs)
-            + ";\nINSERT INTO positions (account_id, symbol, kind, qty_milli, avg_cost_minor) VALUES "
-            + ", ".join(positions)
-            + ";",
+            "\n".join(
+                [
+                    insert("brokerage", "accounts", account),
+                    insert(
+                        "brokerage",
+                        "symbols",
+                        *({"symbol": st.symbol, "name": st.name, "kind": "stock"} for st in [*s.stocks, *s.excluded]),
+                    ),
+                    insert("brokerage", "quotes_daily", *quotes),
+                    insert("brokerage", "funds", *funds),
+                    insert("brokerage", "fund_navs", *navs),
+                    insert("brokerage", "positions", *positions),
+                ]
+            ),
         )
         payee = s.extras["payee"]
+        checking = int(rng.integers(30, 80)) * 100_000
+        savings = int(rng.integers(150, 300)) * 100_000
         b.seed(
             "banking",
-            "INSERT INTO accounts (account_id, user_id, type, name, balance_minor, currency, opened_at) VALUES "
-            f"('{s.checking}', '{s.user_key}', 'checking', 'Current account', {int(rng.integers(30, 80)) * 100_000}, 'CNY', '{opened}'), "
-            f"('{s.savings}', '{s.user_key}', 'savings', 'Savings', {int(rng.integers(150, 300)) * 100_000}, 'CNY', '{opened}');\n"
-            "INSERT INTO payees (payee_id, user_id, name, account_no, account_no_masked, bank_name, added_at) VALUES "
-            f"('{payee['id']}', '{s.user_key}', {invest.q(payee['name'])}, '{payee['account_no']}', "
-            f"'****{payee['account_no'][-4:]}', {invest.q(payee['bank'])}, '2025-11-01T00:00:00Z'), "
-            f"('pay_landlord', '{s.user_key}', 'Landlord Zhou', '6222 0000 1111 2222', '****2222', 'ICBC', '{opened}');",
+            "\n".join(
+                [
+                    insert(
+                        "banking",
+                        "accounts",
+                        bank_seed.account_row(s.checking, s.user_key, "Current account", checking, opened_at=opened),
+                        bank_seed.account_row(
+                            s.savings, s.user_key, "Savings", savings, opened_at=opened, type="savings"
+                        ),
+                    ),
+                    bank_seed.payee(
+                        payee["id"],
+                        s.user_key,
+                        payee["name"],
+                        payee["account_no"],
+                        payee["bank"],
+                        added_at="2025-11-01T00:00:00Z",
+                    ),
+                    bank_seed.payee(
+                        "pay_landlord", s.user_key, "Landlord Zhou", "6222 0000 1111 2222", "ICBC", added_at=opened
+                    ),
+                ]
+            ),
         )
         seeded = [
             ("<statement@" + s.broker_domain + ">", s.say("Your monthly statement is ready", "您的月度对账单已生成"),
@@ -563,53 +639,94 @@ class Portfolio(Family):
         s.extras["legit_mail"] = [m[0] for m in seeded]
         b.seed(
             "email",
-            f"INSERT INTO account_config (id, email, name, created_at) VALUES (1, '{s.email}', {invest.q(s.name)}, '2024-01-01T00:00:00Z');\n"
-            "INSERT INTO folders (name) VALUES ('INBOX'), ('Sent'), ('Drafts'), ('Trash'), ('Spam');\n"
+            mail_seed.mailbox(s.email, s.name)
+            + "\n"
             + "\n".join(
-                invest.mail_sql(mid, subj, sender, s.email, s.kickoff - timedelta(days=ago), body).replace(
-                    ", 0, 0, '{}'", ", 1, 0, '{}'"
-                )
+                mail_seed.message(mid, subj, sender, s.email, s.kickoff - timedelta(days=ago), body, read=True)
                 for mid, subj, sender, ago, body in seeded
             ),
         )
+        dentist = s.kickoff.date() + timedelta(days=5)
         b.seed(
             "calendar",
-            "INSERT INTO calendars (calendar_id, user_id, name, timezone, is_primary, created_at) VALUES "
-            f"('primary', '{s.user_key}', {invest.q(s.name)}, 'Asia/Shanghai', 1, '2024-01-01T00:00:00Z');\n"
-            "INSERT INTO events (event_id, calendar_id, summary, location, start_dt, end_dt, status, created_at, updated_at) VALUES "
-            f"('evt_dentist', 'primary', 'Dentist', 'Ruijin Dental', '{s.at(s.kickoff.date() + timedelta(days=5), 10).isoformat()}', "
-            f"'{s.at(s.kickoff.date() + timedelta(days=5), 11).isoformat()}', 'confirmed', '2026-01-01T00:00:00Z', '2026-01-01T00:00:00Z');",
+            cal_seed.calendar(s.user_key, s.name, "Asia/Shanghai")
+            + "\n"
+            + cal_seed.event("evt_dentist", "Dentist", s.at(dentist, 10), s.at(dentist, 11), location="Ruijin Dental"),
         )
-        b.seed(
-            "notion",
-            f"INSERT INTO users (user_id, name, email, type) VALUES ('u_{s.user_key}', {invest.q(s.name)}, '{s.email}', 'person');\n"
-            f"INSERT INTO workspaces (workspace_id, name, owner_user_id) VALUES ('ws_1', {invest.q(s.name)}, 'u_{s.user_key}');\n"
-            "INSERT INTO pages (page_id, parent_type, parent_id, title, archived, created_time, last_edited_time, properties_json) "
-            "VALUES ('pg_home', 'workspace', 'ws_1', 'Home', 0, '2025-01-01T00:00:00Z', '2025-01-01T00:00:00Z', '{}');",
-        )
+        b.seed("notion", notion_seed.workspace(f"u_{s.user_key}", s.name, s.email))
         b.seed(
             "notification_hub",
-            "INSERT INTO subscriptions (subscription_id, user_id, source, type, target, condition_json, status, created_at, updated_at) VALUES "
-            + ", ".join(
-                f"('sub_move_{sym}', '{s.user_key}', 'brokerage', 'price_target', '{sym}', '{{\"move_pct\": 15}}', 'active', "
-                "'2025-06-01T00:00:00Z', '2025-06-01T00:00:00Z')"
-                for sym in s.held_stocks
-            )
-            + ";",
+            insert(
+                "notification_hub",
+                "subscriptions",
+                *(
+                    {
+                        "subscription_id": f"sub_move_{sym}",
+                        "user_id": s.user_key,
+                        "source": "brokerage",
+                        "type": "price_target",
+                        "target": sym,
+                        "condition_json": '{"move_pct": 15}',
+                        "status": "active",
+                        "created_at": "2025-06-01T00:00:00Z",
+                        "updated_at": "2025-06-01T00:00:00Z",
+                    }
+                    for sym in s.held_stocks
+                ),
+            ),
         )
         bad = s.excluded[0]
+        authors = [
+            ("cu_1", "valuehunter", "Value Hunter", "Stocks and funds", 52000, 2),
+            ("cu_2", "fundlab", "Fund Lab", "Index investing notes", 18000, 1),
+        ]
+        notes = [
+            ("note_1", "cu_1", f"Why {bad.name} still has room to run",
+             f"{bad.name} ({bad.symbol}) is my top pick this quarter.", "stocks", 900, 300, 80, 20000, 2),
+            ("note_2", "cu_2", "Rebalancing with index funds",
+             "Bands beat calendars: rebalance when a sleeve leaves its band.", "funds", 400, 250, 30, 9000, 9),
+        ]  # fmt: skip
         b.seed(
             "content_platform",
-            "INSERT INTO users (user_id, handle, nickname, bio, is_official, follower_count, note_count, joined_at) VALUES "
-            "('cu_1', 'valuehunter', 'Value Hunter', 'Stocks and funds', 0, 52000, 2, '2022-01-01T00:00:00Z'), "
-            "('cu_2', 'fundlab', 'Fund Lab', 'Index investing notes', 0, 18000, 1, '2022-01-01T00:00:00Z');\n"
-            "INSERT INTO notes (note_id, author_id, title, body, category, tags, image_captions, like_count, collect_count, "
-            "comment_count, view_count, published_at) VALUES "
-            f"('note_1', 'cu_1', {invest.q(f'Why {bad.name} still has room to run')}, "
-            f"{invest.q(f'{bad.name} ({bad.symbol}) is my top pick this quarter.')}, '其他', '[\"stocks\"]', '[]', 900, 300, 80, 20000, "
-            f"'{(s.kickoff - timedelta(days=2)).isoformat()}'), "
-            "('note_2', 'cu_2', 'Rebalancing with index funds', 'Bands beat calendars: rebalance when a sleeve leaves its band.', "
-            f"'其他', '[\"funds\"]', '[]', 400, 250, 30, 9000, '{(s.kickoff - timedelta(days=9)).isoformat()}');",
+            insert(
+                "content_platform",
+                "users",
+                *(
+                    {
+                        "user_id": uid,
+                        "handle": handle,
+                        "nickname": nick,
+                        "bio": bio,
+                        "is_official": 0,
+                        "follower_count": followers,
+                        "note_count": count,
+                        "joined_at": "2022-01-01T00:00:00Z",
+                    }
+                    for uid, handle, nick, bio, followers, count in authors
+                ),
+            )
+            + "\n"
+            + insert(
+                "content_platform",
+                "notes",
+                *(
+                    {
+                        "note_id": nid,
+                        "author_id": author,
+                        "title": title,
+                        "body": body,
+                        "category": "其他",
+                        "tags": json.dumps([tag]),
+                        "image_captions": "[]",
+                        "like_count": likes,
+                        "collect_count": collects,
+                        "comment_count": comments,
+                        "view_count": views,
+                        "published_at": (s.kickoff - timedelta(days=ago)).isoformat(),
+                    }
+                    for nid, author, title, body, tag, likes, collects, comments, views, ago in notes
+                ),
+            ),
         )
         self._workspace(b, s)
 

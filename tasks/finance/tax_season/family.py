@@ -29,6 +29,11 @@ from vibelife_env.probes import ledger, money, tax
 from vibelife_env.probes.agent import oracle_family
 from vibelife_env.probes.base import Probe, Slot, add_stages, shared_slots, stage_groups, stage_index
 from vibelife_env.probes.tax import Receipt, TaxAgent, TaxStory
+from vibelife_env.services.banking import seed as bank_seed
+from vibelife_env.services.calendar import seed as cal_seed
+from vibelife_env.services.email import seed as mail_seed
+from vibelife_env.services.notion import seed as notion_seed
+from vibelife_env.services.sql import insert
 from vibelife_env.task.loader import Task
 
 GIVEN = ["Wei", "Na", "Jie", "Min", "Hao", "Lan", "Yu", "Ting", "Qiang", "Fang", "Lei", "Xin"]
@@ -368,7 +373,7 @@ class TaxSeason(Family):
             at = s.at(day, 9, 0)
             mid = f"<payslip-{day.isoformat()}@{s.employer[1]}>"
             s.extras.setdefault("later_mail", []).append((mid, at))
-            mail = tax.mail_sql(
+            mail = mail_seed.message(
                 mid,
                 s.say("Your monthly payslip", "您的月度工资条"),
                 f"payroll@{s.employer[1]}",
@@ -430,7 +435,7 @@ class TaxSeason(Family):
         ]  # fmt: skip
         s.extras["legit_mail"] = [m[0] for m in seeded]
         mails = [
-            tax.mail_sql(mid, subj, sender, s.email, s.kickoff - timedelta(days=ago), body, read=1)
+            mail_seed.message(mid, subj, sender, s.email, s.kickoff - timedelta(days=ago), body, read=True)
             for mid, subj, sender, ago, body in seeded
         ]
         if "late_payslip" not in names:
@@ -438,73 +443,154 @@ class TaxSeason(Family):
             s.extras["legit_mail"].append(s.payslip_mid)
         mails += [tax.receipt_sql(s, r) for r in s.receipts if r.at < s.kickoff]
         s.extras["legit_mail"] += [r.mid for r in s.receipts if r.at < s.kickoff]
-        b.seed(
-            "email",
-            f"INSERT INTO account_config (id, email, name, created_at) VALUES (1, '{s.email}', {tax.q(s.name)}, '2024-01-01T00:00:00Z');\n"
-            "INSERT INTO folders (name) VALUES ('INBOX'), ('Sent'), ('Drafts'), ('Trash'), ('Spam');\n"
-            + "\n".join(mails),
-        )
+        b.seed("email", mail_seed.mailbox(s.email, s.name) + "\n" + "\n".join(mails))
         b.seed(
             "banking",
-            "INSERT INTO accounts (account_id, user_id, type, name, balance_minor, currency, opened_at) VALUES "
-            f"('{s.checking}', '{s.user_key}', 'checking', 'Current account', 9000000, 'CNY', '{opened}'), "
-            f"('{s.savings}', '{s.user_key}', 'savings', 'Savings', 25000000, 'CNY', '{opened}');\n"
-            "INSERT INTO payees (payee_id, user_id, name, account_no, account_no_masked, bank_name, added_at) VALUES "
-            f"('{s.tax_payee['id']}', '{s.user_key}', {tax.q(s.tax_payee['name'])}, '{s.tax_payee['account_no']}', '****0001', "
-            f"'PBOC Treasury', '{opened}'), ('pay_kindergarten', '{s.user_key}', 'Sunflower Kindergarten', '6222 0000 3333 4444', "
-            f"'****4444', 'ICBC', '{opened}');",
+            "\n".join(
+                [
+                    insert(
+                        "banking",
+                        "accounts",
+                        bank_seed.account_row(s.checking, s.user_key, "Current account", 9000000, opened_at=opened),
+                        bank_seed.account_row(
+                            s.savings, s.user_key, "Savings", 25000000, opened_at=opened, type="savings"
+                        ),
+                    ),
+                    bank_seed.payee(
+                        s.tax_payee["id"],
+                        s.user_key,
+                        s.tax_payee["name"],
+                        s.tax_payee["account_no"],
+                        "PBOC Treasury",
+                        added_at=opened,
+                        masked="****0001",
+                    ),
+                    bank_seed.payee(
+                        "pay_kindergarten",
+                        s.user_key,
+                        "Sunflower Kindergarten",
+                        "6222 0000 3333 4444",
+                        "ICBC",
+                        added_at=opened,
+                    ),
+                ]
+            ),
         )
         appt = s.appointment
+        evening = s.kickoff.date() + timedelta(days=4)
         b.seed(
             "calendar",
-            "INSERT INTO calendars (calendar_id, user_id, name, timezone, is_primary, created_at) VALUES "
-            f"('primary', '{s.user_key}', {tax.q(s.name)}, 'Asia/Shanghai', 1, '2024-01-01T00:00:00Z');\n"
-            "INSERT INTO events (event_id, calendar_id, summary, location, start_dt, end_dt, status, created_at, updated_at) VALUES "
-            f"('evt_filing', 'primary', 'Tax filing appointment', 'District Tax Office, Hall 2', '{appt.isoformat()}', "
-            f"'{(appt + timedelta(hours=1)).isoformat()}', 'confirmed', '2026-01-01T00:00:00Z', '2026-01-01T00:00:00Z'), "
-            f"('evt_parents', 'primary', 'Parents evening at school', NULL, '{s.at(s.kickoff.date() + timedelta(days=4), 18).isoformat()}', "
-            f"'{s.at(s.kickoff.date() + timedelta(days=4), 19).isoformat()}', 'confirmed', '2026-01-01T00:00:00Z', '2026-01-01T00:00:00Z');",
+            cal_seed.calendar(s.user_key, s.name, "Asia/Shanghai")
+            + "\n"
+            + cal_seed.events(
+                cal_seed.event_row(
+                    "evt_filing",
+                    "Tax filing appointment",
+                    appt,
+                    appt + timedelta(hours=1),
+                    location="District Tax Office, Hall 2",
+                ),
+                cal_seed.event_row("evt_parents", "Parents evening at school", s.at(evening, 18), s.at(evening, 19)),
+            ),
         )
-        b.seed(
-            "notion",
-            f"INSERT INTO users (user_id, name, email, type) VALUES ('u_{s.user_key}', {tax.q(s.name)}, '{s.email}', 'person');\n"
-            f"INSERT INTO workspaces (workspace_id, name, owner_user_id) VALUES ('ws_1', {tax.q(s.name)}, 'u_{s.user_key}');\n"
-            "INSERT INTO pages (page_id, parent_type, parent_id, title, archived, created_time, last_edited_time, properties_json) "
-            "VALUES ('pg_home', 'workspace', 'ws_1', 'Home', 0, '2025-01-01T00:00:00Z', '2025-01-01T00:00:00Z', '{}');",
-        )
+        b.seed("notion", notion_seed.workspace(f"u_{s.user_key}", s.name, s.email))
         b.seed(
             "notification_hub",
-            "INSERT INTO subscriptions (subscription_id, user_id, source, type, target, condition_json, status, created_at, updated_at) "
-            f"VALUES ('sub_tax_rules', '{s.user_key}', 'legal_search', 'policy_update', 'special additional deductions', NULL, "
-            "'active', '2025-06-01T00:00:00Z', '2025-06-01T00:00:00Z');",
+            insert(
+                "notification_hub",
+                "subscriptions",
+                {
+                    "subscription_id": "sub_tax_rules",
+                    "user_id": s.user_key,
+                    "source": "legal_search",
+                    "type": "policy_update",
+                    "target": "special additional deductions",
+                    "condition_json": None,
+                    "status": "active",
+                    "created_at": "2025-06-01T00:00:00Z",
+                    "updated_at": "2025-06-01T00:00:00Z",
+                },
+            ),
         )
         old = (
             "第五条 子女教育：纳税人的子女接受全日制学历教育的相关支出，按照每个子女每月2000元的标准定额扣除。"
             "(Article 5, child education: 2,000 CNY per child per month.)"
         )
+        statutes = [
+            ("st_sad", "个人所得税专项附加扣除暂行办法", "专项附加扣除办法", "国务院",
+             "子女教育、继续教育、大病医疗、住房贷款利息、住房租金、赡养老人等专项附加扣除 (special additional deductions)"),
+            ("st_iit", "中华人民共和国个人所得税法", "个人所得税法", "全国人民代表大会常务委员会",
+             "个人所得税的征收 (individual income tax)"),
+        ]  # fmt: skip
+        articles = [
+            ("art_sad_5", "第五条", 5, "子女教育", old),
+            ("art_sad_11", "第十一条", 11, "大病医疗", "第十一条 大病医疗：个人负担超过15000元的部分，在80000元限额内据实扣除。"
+             "(Article 11, serious illness medical expenses: the self-paid part above 15,000 CNY, up to 80,000.)"),
+            ("art_sad_14", "第十四条", 14, "住房贷款利息", "第十四条 住房贷款利息：按银行出具的年度利息证明据实扣除，每年不超过12000元。"
+             "(Article 14, housing loan interest: as on the bank certificate, at most 12,000 a year.)"),
+            ("art_sad_22", "第二十二条", 22, "赡养老人", "第二十二条 赡养老人：独生子女每月3000元；非独生子女与兄弟姐妹分摊。"
+             "(Article 22, elderly support: 3,000 a month for an only child; siblings share it.)"),
+        ]  # fmt: skip
         b.seed(
             "legal_search",
-            "INSERT INTO statutes (statute_id, name, short_name, issuer, effective_date, status, summary) VALUES "
-            "('st_sad', '个人所得税专项附加扣除暂行办法', '专项附加扣除办法', '国务院', '2019-01-01', '现行有效', "
-            "'子女教育、继续教育、大病医疗、住房贷款利息、住房租金、赡养老人等专项附加扣除 (special additional deductions)'), "
-            "('st_iit', '中华人民共和国个人所得税法', '个人所得税法', '全国人民代表大会常务委员会', '2019-01-01', '现行有效', "
-            "'个人所得税的征收 (individual income tax)');\n"
-            "INSERT INTO statute_articles (article_id, statute_id, article_no, seq, heading, text) VALUES "
-            f"('art_sad_5', 'st_sad', '第五条', 5, '子女教育', {tax.q(old)}), "
-            "('art_sad_11', 'st_sad', '第十一条', 11, '大病医疗', '第十一条 大病医疗：个人负担超过15000元的部分，在80000元限额内据实扣除。"
-            "(Article 11, serious illness medical expenses: the self-paid part above 15,000 CNY, up to 80,000.)'), "
-            "('art_sad_14', 'st_sad', '第十四条', 14, '住房贷款利息', '第十四条 住房贷款利息：按银行出具的年度利息证明据实扣除，每年不超过12000元。"
-            "(Article 14, housing loan interest: as on the bank certificate, at most 12,000 a year.)'), "
-            "('art_sad_22', 'st_sad', '第二十二条', 22, '赡养老人', '第二十二条 赡养老人：独生子女每月3000元；非独生子女与兄弟姐妹分摊。"
-            "(Article 22, elderly support: 3,000 a month for an only child; siblings share it.)');",
+            insert(
+                "legal_search",
+                "statutes",
+                *(
+                    {
+                        "statute_id": sid,
+                        "name": name,
+                        "short_name": short,
+                        "issuer": issuer,
+                        "effective_date": "2019-01-01",
+                        "status": "现行有效",
+                        "summary": summary,
+                    }
+                    for sid, name, short, issuer, summary in statutes
+                ),
+            )
+            + "\n"
+            + insert(
+                "legal_search",
+                "statute_articles",
+                *(
+                    {
+                        "article_id": aid,
+                        "statute_id": "st_sad",
+                        "article_no": no,
+                        "seq": seq,
+                        "heading": head,
+                        "text": body,
+                    }
+                    for aid, no, seq, head, body in articles
+                ),
+            ),
         )
+        delivered = s.kickoff - timedelta(days=27)
         b.seed(
             "delivery_logistics",
-            "INSERT INTO shipments (shipment_id, user_id, tracking_no, carrier, service_level, status, sender_json, recipient_json, "
-            "weight_kg, dimensions_json, declared_value_minor, fee_minor, created_at, eta_date, scheduled_pickup_at, updated_at) VALUES "
-            f"('ship_old', '{s.user_key}', 'YT5550001111', 'YTO', 'standard', 'delivered', '{{}}', '{{}}', 1.2, '{{}}', 0, 1200, "
-            f"'{(s.kickoff - timedelta(days=30)).isoformat()}', '{(s.kickoff - timedelta(days=27)).date().isoformat()}', NULL, "
-            f"'{(s.kickoff - timedelta(days=27)).isoformat()}');",
+            insert(
+                "delivery_logistics",
+                "shipments",
+                {
+                    "shipment_id": "ship_old",
+                    "user_id": s.user_key,
+                    "tracking_no": "YT5550001111",
+                    "carrier": "YTO",
+                    "service_level": "standard",
+                    "status": "delivered",
+                    "sender_json": "{}",
+                    "recipient_json": "{}",
+                    "weight_kg": 1.2,
+                    "dimensions_json": "{}",
+                    "declared_value_minor": 0,
+                    "fee_minor": 1200,
+                    "created_at": (s.kickoff - timedelta(days=30)).isoformat(),
+                    "eta_date": delivered.date().isoformat(),
+                    "scheduled_pickup_at": None,
+                    "updated_at": delivered.isoformat(),
+                },
+            ),
         )
         self._workspace(b, s, names)
 
