@@ -729,7 +729,9 @@ class AllocationDrift(Probe):
                 nav = round(int(row["current_nav_minor"]) * factor)
                 brk.execute(update("brokerage", "funds", {"fund_code": code}, current_nav_minor=nav))
                 brk.execute(
-                    "INSERT OR REPLACE INTO fund_navs (fund_code, date, nav_minor) VALUES (?, ?, ?)", (code, day, nav)
+                    insert(
+                        "brokerage", "fund_navs", {"fund_code": code, "date": day, "nav_minor": nav}, or_replace=True
+                    )
                 )
         for symbol in v.values:
             if symbol in funds:
@@ -737,9 +739,20 @@ class AllocationDrift(Probe):
             old = close_on(ctx, symbol, day) or 0
             new = round(old * factor)
             brk.execute(
-                "INSERT OR REPLACE INTO quotes_daily (symbol, date, open_minor, close_minor, high_minor, low_minor, volume) "
-                "VALUES (?, ?, ?, ?, ?, ?, 900000)",
-                (symbol, day, old, new, max(old, new), min(old, new)),
+                insert(
+                    "brokerage",
+                    "quotes_daily",
+                    {
+                        "symbol": symbol,
+                        "date": day,
+                        "open_minor": old,
+                        "close_minor": new,
+                        "high_minor": max(old, new),
+                        "low_minor": min(old, new),
+                        "volume": 900000,
+                    },
+                    or_replace=True,
+                )
             )
 
     def facts(self, ctx: Any, story: PortfolioStory) -> dict[str, str]:
@@ -1077,9 +1090,20 @@ class LimitExpiry(Probe):
         brk = ctx.world.services["brokerage"]
         old = close_on(ctx, self.symbol, day) or self.close
         brk.execute(
-            "INSERT OR REPLACE INTO quotes_daily (symbol, date, open_minor, close_minor, high_minor, low_minor, volume) "
-            "VALUES (?, ?, ?, ?, ?, ?, 500000)",
-            (self.symbol, day, old, self.close, max(old, self.close), min(old, self.close)),
+            insert(
+                "brokerage",
+                "quotes_daily",
+                {
+                    "symbol": self.symbol,
+                    "date": day,
+                    "open_minor": old,
+                    "close_minor": self.close,
+                    "high_minor": max(old, self.close),
+                    "low_minor": min(old, self.close),
+                    "volume": 500000,
+                },
+                or_replace=True,
+            )
         )
         brk.execute(
             update(
@@ -1095,9 +1119,20 @@ class LimitExpiry(Probe):
         day = today(ctx, story)
         brk = ctx.world.services["brokerage"]
         brk.execute(
-            "INSERT OR REPLACE INTO quotes_daily (symbol, date, open_minor, close_minor, high_minor, low_minor, volume) "
-            "VALUES (?, ?, ?, ?, ?, ?, 700000)",
-            (self.symbol, day, self.close, self.dip, self.close, self.dip),
+            insert(
+                "brokerage",
+                "quotes_daily",
+                {
+                    "symbol": self.symbol,
+                    "date": day,
+                    "open_minor": self.close,
+                    "close_minor": self.dip,
+                    "high_minor": self.close,
+                    "low_minor": self.dip,
+                    "volume": 700000,
+                },
+                or_replace=True,
+            )
         )
         rows = ctx.sql(
             "brokerage",
@@ -1888,9 +1923,20 @@ class DataError(Probe):
         wrong = round(last * (1 - self.drop))
         brk = ctx.world.services["brokerage"]
         brk.execute(
-            "INSERT OR REPLACE INTO quotes_daily (symbol, date, open_minor, close_minor, high_minor, low_minor, volume) "
-            "VALUES (?, ?, ?, ?, ?, ?, 800000)",
-            (self.symbol, self.day, last, wrong, last, wrong),
+            insert(
+                "brokerage",
+                "quotes_daily",
+                {
+                    "symbol": self.symbol,
+                    "date": self.day,
+                    "open_minor": last,
+                    "close_minor": wrong,
+                    "high_minor": last,
+                    "low_minor": wrong,
+                    "volume": 800000,
+                },
+                or_replace=True,
+            )
         )
         alert = {
             "notification_id": "ntf_bad_print",

@@ -9,6 +9,7 @@ it has, at build time, instead of a failed seed when the world opens.
 - :func:`q`: a value as an SQL literal;
 - :class:`Raw`: an SQL expression passed through unquoted (a sub-select, ``NULL`` logic);
 - :func:`insert`: one ``INSERT`` of one or more rows (dicts with the same keys);
+- :func:`insert_select`: one ``INSERT ... SELECT`` (rows copied from a read);
 - :func:`update`: one ``UPDATE ... SET ... WHERE`` with equality conditions;
 - :func:`columns`: a service's tables and their columns.
 
@@ -88,8 +89,11 @@ def _table(service: str, table: str, names: list[str]) -> None:
         )
 
 
-def insert(service: str, table: str, *rows: Mapping[str, Any], or_ignore: bool = False) -> str:
-    """One ``INSERT`` of ``rows`` (the same keys in each, values quoted with :func:`q`).
+def insert(
+    service: str, table: str, *rows: Mapping[str, Any], or_ignore: bool = False, or_replace: bool = False
+) -> str:
+    """One ``INSERT`` of ``rows`` (the same keys in each, values quoted with :func:`q`);
+    ``or_ignore``/``or_replace`` pick SQLite's conflict clause.
 
     >>> insert("email", "folders", {"name": "INBOX"}, {"name": "Spam"})
     "INSERT INTO folders (name) VALUES ('INBOX'), ('Spam');"
@@ -100,14 +104,33 @@ def insert(service: str, table: str, *rows: Mapping[str, Any], or_ignore: bool =
     """
     if not rows:
         raise ValueError(f"insert into {service}.{table}: no rows")
+    if or_ignore and or_replace:
+        raise ValueError(f"insert into {service}.{table}: or_ignore and or_replace together")
     cols = list(rows[0])
     for r in rows[1:]:
         if list(r) != cols:
             raise ValueError(f"insert into {service}.{table}: rows name different columns ({cols} and {list(r)})")
     _table(service, table, cols)
     values = ", ".join("(" + ", ".join(q(r[c]) for c in cols) + ")" for r in rows)
-    verb = "INSERT OR IGNORE INTO" if or_ignore else "INSERT INTO"
+    verb = "INSERT OR IGNORE INTO" if or_ignore else "INSERT OR REPLACE INTO" if or_replace else "INSERT INTO"
     return f"{verb} {table} ({', '.join(cols)}) VALUES {values};"
+
+
+def insert_select(service: str, table: str, cols: list[str], select: str, *, or_replace: bool = False) -> str:
+    """One ``INSERT INTO table (cols) SELECT ...``: rows copied from what ``select`` reads.
+
+    >>> insert_select("brokerage", "fund_navs", ["fund_code", "date", "nav_minor"],
+    ...               "SELECT fund_code, '2026-05-01', current_nav_minor FROM funds", or_replace=True)
+    "INSERT OR REPLACE INTO fund_navs (fund_code, date, nav_minor) SELECT fund_code, '2026-05-01', current_nav_minor FROM funds;"
+
+    Raises:
+        ValueError: an unknown table or column, or ``select`` that is not a SELECT.
+    """
+    _table(service, table, cols)
+    if not select.lstrip().upper().startswith("SELECT"):
+        raise ValueError(f"insert into {service}.{table}: expected a SELECT, got {select[:40]!r}")
+    verb = "INSERT OR REPLACE INTO" if or_replace else "INSERT INTO"
+    return f"{verb} {table} ({', '.join(cols)}) {select.strip().rstrip(';')};"
 
 
 def update(service: str, table: str, where: Mapping[str, Any], **values: Any) -> str:

@@ -33,7 +33,7 @@ from vibelife_env.services.banking import seed as bank_seed
 from vibelife_env.services.calendar import seed as cal_seed
 from vibelife_env.services.email import seed as mail_seed
 from vibelife_env.services.notion import seed as notion_seed
-from vibelife_env.services.sql import Raw, insert, update
+from vibelife_env.services.sql import Raw, insert, insert_select, update
 from vibelife_env.task.loader import Task
 
 GIVEN = ["Wei", "Na", "Jie", "Min", "Hao", "Lan", "Yu", "Ting", "Qiang", "Fang", "Lei", "Xin"]
@@ -446,16 +446,30 @@ class Portfolio(Family):
             )
             for c, x in factors.items()
         ]
-        # the day's closes copied from the moved rows (INSERT OR REPLACE ... SELECT: no builder writes these)
-        closes = (
-            "INSERT OR REPLACE INTO fund_navs (fund_code, date, nav_minor) SELECT fund_code, "
-            f"'{day.isoformat()}', current_nav_minor FROM funds WHERE category IN ('index', 'equity', 'mixed', 'bond');\n"
-            "INSERT OR REPLACE INTO quotes_daily (symbol, date, open_minor, close_minor, high_minor, low_minor, volume) "
-            f"SELECT q.symbol, '{day.isoformat()}', q.close_minor, CAST(ROUND(q.close_minor * {1 + eq}) AS INTEGER), "
-            f"MAX(q.close_minor, CAST(ROUND(q.close_minor * {1 + eq}) AS INTEGER)), "
-            f"MIN(q.close_minor, CAST(ROUND(q.close_minor * {1 + eq}) AS INTEGER)), 300000 FROM quotes_daily q "
-            f"JOIN positions p ON p.symbol = q.symbol AND p.account_id = '{s.account}' AND p.kind = 'stock' AND p.qty_milli > 0 "
-            f"WHERE q.date = (SELECT MAX(date) FROM quotes_daily WHERE symbol = q.symbol AND date < '{day.isoformat()}');"
+        # the day's closes copied from the moved rows
+        moved = f"CAST(ROUND(q.close_minor * {1 + eq}) AS INTEGER)"
+        closes = "\n".join(
+            [
+                insert_select(
+                    "brokerage",
+                    "fund_navs",
+                    ["fund_code", "date", "nav_minor"],
+                    f"SELECT fund_code, '{day.isoformat()}', current_nav_minor FROM funds "
+                    "WHERE category IN ('index', 'equity', 'mixed', 'bond')",
+                    or_replace=True,
+                ),
+                insert_select(
+                    "brokerage",
+                    "quotes_daily",
+                    ["symbol", "date", "open_minor", "close_minor", "high_minor", "low_minor", "volume"],
+                    f"SELECT q.symbol, '{day.isoformat()}', q.close_minor, {moved}, MAX(q.close_minor, {moved}), "
+                    f"MIN(q.close_minor, {moved}), 300000 FROM quotes_daily q "
+                    f"JOIN positions p ON p.symbol = q.symbol AND p.account_id = '{s.account}' AND p.kind = 'stock' "
+                    "AND p.qty_milli > 0 "
+                    f"WHERE q.date = (SELECT MAX(date) FROM quotes_daily WHERE symbol = q.symbol AND date < '{day.isoformat()}')",
+                    or_replace=True,
+                ),
+            ]
         )
         sql = "\n".join([*navs, closes])
         body = s.say(
