@@ -19,7 +19,6 @@ catalogue reads and agent) and add what an appliance purchase has on top of a pa
 
 from __future__ import annotations
 
-import json
 from datetime import date, datetime, time, timedelta
 from typing import Any
 
@@ -169,28 +168,22 @@ def ship_script(story: P.PurchaseStory):
         live = P.live_orders(ctx, story)
         if not live:
             return
-        o, now = live[0], ctx.now.isoformat()
+        o = live[0]
         depot = {"recipient": f"{P.SHOP} large-item depot", "phone": "4006065500", "province": story.city}
         depot |= {"city": story.city, "district": "Logistics Park", "detail": "Depot 7"}
-        dl = ctx.world.services["delivery_logistics"]
-        dl.execute(
-            "INSERT INTO shipments (shipment_id, user_id, tracking_no, carrier, service_level, status, sender_json, "
-            "recipient_json, weight_kg, declared_value_minor, fee_minor, created_at, eta_date, updated_at) VALUES "
-            "('ship_00000001', ?, ?, 'JD Logistics', 'Large appliance with installation', 'in_transit', ?, ?, 75, ?, 0, ?, ?, ?)",
-            (
-                story.user_key,
-                o["tracking_no"],
-                json.dumps(depot),
-                json.dumps(home_address(story)),
-                int(o["total_minor"]),
-                now,
-                story.extras["eta"].isoformat(),
-                now,
-            ),
-        )
-        dl.execute(
-            "INSERT INTO _courier_plan (shipment_id, pickup_at, time_window) VALUES ('ship_00000001', ?, ?)",
-            ((ctx.now - timedelta(hours=4)).isoformat(), story.extras["window"]),
+        P.dispatch(
+            ctx,
+            "ship_00000001",
+            user_id=story.user_key,
+            tracking_no=o["tracking_no"],
+            service_level="Large appliance with installation",
+            sender=depot,
+            recipient=home_address(story),
+            weight_kg=75,
+            value_minor=int(o["total_minor"]),
+            eta=story.extras["eta"],
+            window=story.extras["window"],
+            pickup_at=ctx.now - timedelta(hours=4),
         )
 
     return ship

@@ -31,7 +31,8 @@ from vibelife_env.checks import state, text
 from vibelife_env.probes import purchase as P
 from vibelife_env.probes.base import Slot
 from vibelife_env.probes.bills import money
-from vibelife_env.probes.events import deliver, mutation, q, turn
+from vibelife_env.probes.events import deliver, mutation, turn
+from vibelife_env.services import sql
 
 SCHEME = "Assistive Devices Scheme"
 SCHEME_MAIL = "apply@assistive-devices.gov.example"
@@ -241,27 +242,59 @@ class AccessoryReturn(P.PurchaseProbe):
             if shop.query_one("SELECT 1 FROM orders WHERE order_id = ?", (self.order_id,)):
                 return
             shop.execute(
-                "INSERT INTO orders (order_id, user_id, address_id, payment_method, subtotal_minor, shipping_minor, "
-                "total_minor, status, placed_at, tracking_no) VALUES (?, ?, 'addr_home', 'wechat_pay', ?, 0, ?, "
-                "'delivered', ?, ?)",
-                (self.order_id, MUM_KEY, self.price, self.price, self.placed.isoformat(), f"SF{self.order_id[3:]}"),
+                sql.insert(
+                    "ecommerce",
+                    "orders",
+                    {
+                        "order_id": self.order_id,
+                        "user_id": MUM_KEY,
+                        "address_id": "addr_home",
+                        "payment_method": "wechat_pay",
+                        "subtotal_minor": self.price,
+                        "shipping_minor": 0,
+                        "total_minor": self.price,
+                        "status": "delivered",
+                        "placed_at": self.placed.isoformat(),
+                        "tracking_no": f"SF{self.order_id[3:]}",
+                    },
+                )
             )
             shop.execute(
-                "INSERT INTO order_items (item_id, order_id, product_id, sku_id, qty, unit_price_minor, line_total_minor) "
-                "VALUES (?, ?, 'prd_accessory', 'sku_accessory_small', 1, ?, ?)",
-                (f"it_{self.order_id[3:]}", self.order_id, self.price, self.price),
+                sql.insert(
+                    "ecommerce",
+                    "order_items",
+                    {
+                        "item_id": f"it_{self.order_id[3:]}",
+                        "order_id": self.order_id,
+                        "product_id": "prd_accessory",
+                        "sku_id": "sku_accessory_small",
+                        "qty": 1,
+                        "unit_price_minor": self.price,
+                        "line_total_minor": self.price,
+                    },
+                )
             )
 
         b.callable("mobility_accessory", arrive)
-        b.seed(
-            "ecommerce",
-            "INSERT INTO products (product_id, title, brand, category, description, rating, rating_count, sales_count, "
-            f"base_price_minor, return_policy) VALUES ('prd_accessory', {q(acc[0].capitalize())}, 'CareFit', 'mobility', "
-            f"{q(f'{acc[0].capitalize()} in several widths; pick the one matching the seat.')}, 4.4, 120, 300, "
-            f"{self.price}, '7-day refunds from the order date.');\n"
-            "INSERT INTO skus (sku_id, product_id, attrs_json, price_minor) VALUES "
-            f"('sku_accessory_small', 'prd_accessory', '{{\"width_cm\": {self.size}}}', {self.price});",
-        )
+        product = {
+            "product_id": "prd_accessory",
+            "title": acc[0].capitalize(),
+            "brand": "CareFit",
+            "category": "mobility",
+            "description": f"{acc[0].capitalize()} in several widths; pick the one matching the seat.",
+            "rating": 4.4,
+            "rating_count": 120,
+            "sales_count": 300,
+            "base_price_minor": self.price,
+            "return_policy": "7-day refunds from the order date.",
+        }
+        sku = {
+            "sku_id": "sku_accessory_small",
+            "product_id": "prd_accessory",
+            "attrs_json": f'{{"width_cm": {self.size}}}',
+            "price_minor": self.price,
+        }
+        b.seed("ecommerce", sql.insert("ecommerce", "products", product) + "\n" + sql.insert("ecommerce", "skus", sku))
 
     def add_checks(self, b: Any, story: MobilityStory, stage_of: dict[str, int]) -> None:
         s, st = story, stage_of["accessory"]

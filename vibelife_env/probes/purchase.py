@@ -39,8 +39,10 @@ from typing import Any
 from vibelife_env.checks import state, text
 from vibelife_env.probes.agent import PlanAgent
 from vibelife_env.probes.base import Probe, Slot
-from vibelife_env.probes.bills import insert_mail, money, mutation, notify, q, turn
+from vibelife_env.probes.bills import insert_mail, money, mutation, notify, turn
 from vibelife_env.probes.money import MoneyStory
+from vibelife_env.services import sql
+from vibelife_env.services.calendar import seed as cal_seed
 
 SHOP = "JD Mall"
 SERVICE = "service@jdmall.example"
@@ -254,14 +256,28 @@ def card_post(ctx: Any, story: PurchaseStory, tx_id: str, amount: int, merchant:
     if cc.query_one("SELECT 1 FROM unbilled_transactions WHERE tx_id = ?", (tx_id,)):
         return
     cc.execute(
-        "INSERT INTO unbilled_transactions (tx_id, card_id, posted_at, amount_minor, merchant_name, category, kind) "
-        "VALUES (?, ?, ?, ?, ?, 'shopping', ?)",
-        (tx_id, story.card_id, ctx.now.isoformat(), amount, merchant, kind),
+        sql.insert(
+            "credit_card",
+            "unbilled_transactions",
+            {
+                "tx_id": tx_id,
+                "card_id": story.card_id,
+                "posted_at": ctx.now.isoformat(),
+                "amount_minor": amount,
+                "merchant_name": merchant,
+                "category": "shopping",
+                "kind": kind,
+            },
+        )
     )
     cc.execute(
-        "UPDATE cards SET unbilled_balance_minor = unbilled_balance_minor + ?, available_credit_minor = "
-        "available_credit_minor - ? WHERE card_id = ?",
-        (amount, amount, story.card_id),
+        sql.update(
+            "credit_card",
+            "cards",
+            {"card_id": story.card_id},
+            unbilled_balance_minor=sql.Raw(f"unbilled_balance_minor + {sql.q(amount)}"),
+            available_credit_minor=sql.Raw(f"available_credit_minor - {sql.q(amount)}"),
+        )
     )
 
 
@@ -324,12 +340,14 @@ class Recall(PurchaseProbe):
     def setup(self, b: Any, story: PurchaseStory) -> None:
         def recall(ctx: Any) -> None:
             target = chosen(ctx, story) or min((p for p in story.products if p.role == "valid"), key=lambda p: p.price)
+            note = f" {RECALL_MARK}: model {target.code} is recalled (overheating risk); do not buy or use it."
             ctx.world.services["ecommerce"].execute(
-                "UPDATE products SET description = description || ? WHERE product_id = ?",
-                (
-                    f" {RECALL_MARK}: model {target.code} is recalled (overheating risk); do not buy or use it.",
-                    target.product_id,
-                ),
+                sql.update(
+                    "ecommerce",
+                    "products",
+                    {"product_id": target.product_id},
+                    description=sql.Raw(f"description || {sql.q(note)}"),
+                )
             )
             body = story.say(
                 f"Safety recall: {target.brand} is recalling the {target.code} {story.item} because of an overheating risk. "
@@ -689,13 +707,7 @@ class DeliveryConflict(PurchaseProbe):
         ]
         b.seed(
             "calendar",
-            "INSERT INTO events (event_id, calendar_id, summary, location, start_dt, end_dt, status, created_at, updated_at) VALUES "
-            + ", ".join(
-                f"('evt_busy_{i}', 'primary', {q(t)}, NULL, '{a.isoformat()}', '{z.isoformat()}', 'confirmed', "
-                "'2026-01-01T00:00:00Z', '2026-01-01T00:00:00Z')"
-                for i, (t, a, z) in enumerate(self.blocks)
-            )
-            + ";",
+            cal_seed.events(*(cal_seed.event_row(f"evt_busy_{i}", t, a, z) for i, (t, a, z) in enumerate(self.blocks))),
         )
 
     def slots(self, story: PurchaseStory, window: tuple[datetime, datetime]) -> list[Slot]:
@@ -926,7 +938,12 @@ class PriceDrop(PurchaseProbe):
             p = chosen(ctx, story)
             if p is not None:
                 ctx.world.services["ecommerce"].execute(
-                    "UPDATE skus SET price_minor = price_minor - ? WHERE product_id = ?", (self.drop, p.product_id)
+                    sql.update(
+                        "ecommerce",
+                        "skus",
+                        {"product_id": p.product_id},
+                        price_minor=sql.Raw(f"price_minor - {sql.q(self.drop)}"),
+                    )
                 )
 
         def credit(ctx: Any) -> None:
@@ -1310,6 +1327,56 @@ def book_visit_now(agent: Any):
 
 
 # ==================================================================== world scripts
+def dispatch(
+    ctx: Any,
+    shipment_id: str,
+    *,
+    user_id: str,
+    tracking_no: str,
+    service_level: str,
+    sender: dict[str, str],
+    recipient: dict[str, str],
+    weight_kg: int,
+    value_minor: int,
+    eta: date,
+    window: str,
+    pickup_at: datetime,
+) -> None:
+    """A parcel leaves with JD Logistics now, due on ``eta`` in ``window`` (a world script's write: the
+    shipment and the courier's plan)."""
+    now = ctx.now.isoformat()
+    dl = ctx.world.services["delivery_logistics"]
+    dl.execute(
+        sql.insert(
+            "delivery_logistics",
+            "shipments",
+            {
+                "shipment_id": shipment_id,
+                "user_id": user_id,
+                "tracking_no": tracking_no,
+                "carrier": "JD Logistics",
+                "service_level": service_level,
+                "status": "in_transit",
+                "sender_json": json.dumps(sender),
+                "recipient_json": json.dumps(recipient),
+                "weight_kg": weight_kg,
+                "declared_value_minor": value_minor,
+                "fee_minor": 0,
+                "created_at": now,
+                "eta_date": eta.isoformat(),
+                "updated_at": now,
+            },
+        )
+    )
+    dl.execute(
+        sql.insert(
+            "delivery_logistics",
+            "_courier_plan",
+            {"shipment_id": shipment_id, "pickup_at": pickup_at.isoformat(), "time_window": window},
+        )
+    )
+
+
 def add_world_scripts(b: Any, s: PurchaseStory) -> None:
     """The purchase families' world scripts: the card charge of the live order, its shipment
     with the courier's plan, and the facts the courier's and shop's messages quote (all read
@@ -1325,7 +1392,6 @@ def add_world_scripts(b: Any, s: PurchaseStory) -> None:
         if not live:
             return
         o = live[0]
-        dl = ctx.world.services["delivery_logistics"]
         addr = {
             "recipient": s.name,
             "phone": "13800004417",
@@ -1342,25 +1408,19 @@ def add_world_scripts(b: Any, s: PurchaseStory) -> None:
             "district": "Hub",
             "detail": "Warehouse 3",
         }
-        now = ctx.now.isoformat()
-        dl.execute(
-            "INSERT INTO shipments (shipment_id, user_id, tracking_no, carrier, service_level, status, sender_json, "
-            "recipient_json, weight_kg, declared_value_minor, fee_minor, created_at, eta_date, updated_at) VALUES "
-            "('ship_00000001', ?, ?, 'JD Logistics', 'Large items', 'in_transit', ?, ?, 60, ?, 0, ?, ?, ?)",
-            (
-                s.user_key,
-                o["tracking_no"],
-                json.dumps(wh),
-                json.dumps(addr),
-                int(o["total_minor"]),
-                now,
-                s.extras["eta"].isoformat(),
-                now,
-            ),
-        )
-        dl.execute(
-            "INSERT INTO _courier_plan (shipment_id, pickup_at, time_window) VALUES ('ship_00000001', ?, ?)",
-            ((ctx.now - timedelta(hours=6)).isoformat(), s.extras["window"]),
+        dispatch(
+            ctx,
+            "ship_00000001",
+            user_id=s.user_key,
+            tracking_no=o["tracking_no"],
+            service_level="Large items",
+            sender=wh,
+            recipient=addr,
+            weight_kg=60,
+            value_minor=int(o["total_minor"]),
+            eta=s.extras["eta"],
+            window=s.extras["window"],
+            pickup_at=ctx.now - timedelta(hours=6),
         )
 
     def ship_facts(ctx: Any) -> dict[str, str]:

@@ -36,6 +36,7 @@ from vibelife_env.probes import purchase as P
 from vibelife_env.probes.agent import oracle_family
 from vibelife_env.probes.base import Slot, add_stages, shared_slots, stage_groups, stage_index
 from vibelife_env.probes.bills import money
+from vibelife_env.services import sql
 
 # (attr, label, label_zh, op, values, unit, (step lo, hi))
 SPECS: list[tuple[str, str, str, str, tuple[float, ...], str, tuple[float, float]]] = [
@@ -132,8 +133,10 @@ def price_rise_script(story: P.PurchaseStory, over: bool, step: int):
         new = cap + step * 100 if over else min(old + step * 100, cap)
         new = max(new, old + 100)
         shop = ctx.world.services["ecommerce"]
-        shop.execute("UPDATE skus SET price_minor = ? WHERE sku_id = ?", (new, line["sku_id"]))
-        shop.execute("UPDATE cart_items SET unit_price_minor = ? WHERE cart_item_id = ?", (new, line["cart_item_id"]))
+        shop.execute(sql.update("ecommerce", "skus", {"sku_id": line["sku_id"]}, price_minor=new))
+        shop.execute(
+            sql.update("ecommerce", "cart_items", {"cart_item_id": line["cart_item_id"]}, unit_price_minor=new)
+        )
 
     return rise
 
@@ -222,8 +225,14 @@ def delay_script(story: P.PurchaseStory, days: int):
             return
         new = date.fromisoformat(str(row["eta_date"])[:10]) + timedelta(days=days)
         dl.execute(
-            "UPDATE shipments SET eta_date = ?, status = 'exception', updated_at = ? WHERE tracking_no = ?",
-            (new.isoformat(), ctx.now.isoformat(), tn),
+            sql.update(
+                "delivery_logistics",
+                "shipments",
+                {"tracking_no": tn},
+                eta_date=new.isoformat(),
+                status="exception",
+                updated_at=ctx.now.isoformat(),
+            )
         )
 
     return delay

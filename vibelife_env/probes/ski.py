@@ -31,7 +31,12 @@ from zoneinfo import ZoneInfo
 from vibelife_env.checks import state, text
 from vibelife_env.probes.agent import PlanAgent, oracle_family
 from vibelife_env.probes.base import Probe, Slot, add_stages, stage_groups, stage_index
-from vibelife_env.probes.events import inbox_sql, mutation, q, rows_sql, turn
+from vibelife_env.probes.events import inbox_sql, mutation, turn
+from vibelife_env.services import sql
+from vibelife_env.services.banking import seed as bank_seed
+from vibelife_env.services.calendar import seed as cal_seed
+from vibelife_env.services.email import seed as mail_seed
+from vibelife_env.services.notion import seed as notion_seed
 
 USER_ID = "usr_ski"
 ACCOUNT = "acc_ski"
@@ -183,7 +188,10 @@ def seed(b: Any, s: SkiStory) -> None:
                     "max_occupancy": lo.beds,
                 }
             )
-    b.seed("hotel_booking", rows_sql("hotels", hotels) + "\n" + rows_sql("rate_plans", plans))
+    b.seed(
+        "hotel_booking",
+        sql.insert("hotel_booking", "hotels", *hotels) + "\n" + sql.insert("hotel_booking", "rate_plans", *plans),
+    )
     pick, ret = s.at(s.day1, 7), s.at(s.day3, 20)
     desk = {
         "location_id": "loc_desk",
@@ -239,10 +247,10 @@ def seed(b: Any, s: SkiStory) -> None:
         "car_rental",
         "\n".join(
             [
-                rows_sql("rental_locations", [desk]),
-                rows_sql("vehicles", vehicles),
-                rows_sql("insurance_plans", ins),
-                rows_sql("rental_offers", offers),
+                sql.insert("car_rental", "rental_locations", desk),
+                sql.insert("car_rental", "vehicles", *vehicles),
+                sql.insert("car_rental", "insurance_plans", *ins),
+                sql.insert("car_rental", "rental_offers", *offers),
             ]
         ),
     )
@@ -264,24 +272,34 @@ def seed(b: Any, s: SkiStory) -> None:
         )
     b.seed(
         "weather",
-        "INSERT INTO climate_profiles (profile_id, seasonal_temp_means_json, precip_freq_json, wind_baseline_kmh, "
-        "humidity_baseline_pct, aqi_baseline_json) VALUES ('alpine', '{}', '{}', 15, 60, '{}');\n"
-        + rows_sql(
-            "locations",
-            [
-                {
-                    "geo_key": "resort",
-                    "city": s.resort,
-                    "country": "CN",
-                    "lat": 40.96,
-                    "lng": 115.4,
-                    "timezone": TZ,
-                    "climate_profile_id": "alpine",
-                }
-            ],
+        sql.insert(
+            "weather",
+            "climate_profiles",
+            {
+                "profile_id": "alpine",
+                "seasonal_temp_means_json": "{}",
+                "precip_freq_json": "{}",
+                "wind_baseline_kmh": 15,
+                "humidity_baseline_pct": 60,
+                "aqi_baseline_json": "{}",
+            },
         )
         + "\n"
-        + rows_sql("daily_weather", weather),
+        + sql.insert(
+            "weather",
+            "locations",
+            {
+                "geo_key": "resort",
+                "city": s.resort,
+                "country": "CN",
+                "lat": 40.96,
+                "lng": 115.4,
+                "timezone": TZ,
+                "climate_profile_id": "alpine",
+            },
+        )
+        + "\n"
+        + sql.insert("weather", "daily_weather", *weather),
     )
     mails = [
         inbox_sql(
@@ -297,27 +315,19 @@ def seed(b: Any, s: SkiStory) -> None:
     s.extras["legit"] = [f"<needs-{i}@ski>" for i in range(len(mails))]
     b.seed(
         "email",
-        f"INSERT INTO account_config (id, email, name, created_at) VALUES (1, {q(s.email)}, {q(s.user)}, "
-        "'2024-01-01T00:00:00Z');\nINSERT INTO folders (name) VALUES ('INBOX'), ('Sent'), ('Drafts'), ('Trash'), ('Spam');\n"
-        + "\n".join(mails),
+        mail_seed.mailbox(s.email, s.user) + "\n" + "\n".join(mails),
     )
     b.seed(
         "calendar",
-        "INSERT INTO calendars (calendar_id, user_id, name, timezone, is_primary, created_at) VALUES "
-        f"('primary', {q(USER_ID)}, {q(s.user)}, {q(TZ)}, 1, '2024-01-01T00:00:00Z');",
+        cal_seed.calendar(USER_ID, s.user, TZ),
     )
     b.seed(
         "notion",
-        f"INSERT INTO users (user_id, name, email, type) VALUES ('u_user', {q(s.user)}, {q(s.email)}, 'person');\n"
-        "INSERT INTO workspaces (workspace_id, name, owner_user_id) VALUES ('ws_1', 'Ski club', 'u_user');\n"
-        "INSERT INTO pages (page_id, parent_type, parent_id, title, archived, created_time, last_edited_time, "
-        "properties_json) VALUES ('pg_home', 'workspace', 'ws_1', 'Home', 0, '2025-01-01T00:00:00Z', "
-        "'2025-01-01T00:00:00Z', '{}');",
+        notion_seed.workspace("u_user", s.user, s.email, workspace_name="Ski club"),
     )
     b.seed(
         "banking",
-        "INSERT INTO accounts (account_id, user_id, type, name, balance_minor, currency, opened_at) VALUES "
-        f"({q(ACCOUNT)}, {q(USER_ID)}, 'checking', 'Trip kitty', 3000000, 'CNY', '2020-01-01T00:00:00Z');",
+        bank_seed.account(ACCOUNT, USER_ID, "Trip kitty", 3000000, opened_at="2020-01-01T00:00:00Z"),
     )
     b.use("hotel_booking", "car_rental", "weather", "email", "calendar", "notion", "banking")
 
@@ -779,20 +789,24 @@ def assemble(b: Any, s: SkiStory, slots: list[Slot], probes: list[Probe], checks
 def with_mail(slot: Slot, s: SkiStory, mid: str, subject: str, sender: str, body: str, lead: timedelta) -> Slot:
     """``slot`` preceded by a silent mutation that delivers one mail ``lead`` before it."""
     at = slot.when - lead
-    sql = inbox_sql(mid, subject, sender, s.email, at, body)
-    slot.events.insert(0, mutation(f"{slot.key}_mail", at, f"Mail: {subject}", [{"server": "email", "sql": sql}]))
+    mail = inbox_sql(mid, subject, sender, s.email, at, body)
+    slot.events.insert(0, mutation(f"{slot.key}_mail", at, f"Mail: {subject}", [{"server": "email", "sql": mail}]))
     return slot
 
 
 def colder(slot: Slot, s: SkiStory) -> Slot:
     """``slot`` preceded by a silent forecast update: calm days turn two degrees colder."""
     at = slot.when - timedelta(hours=1)
-    sql = (
-        "UPDATE daily_weather SET tmin = tmin - 2, tmax = tmax - 2 WHERE geo_key = 'resort' "
-        f"AND condition NOT IN {tuple(STORM)!r}"
+    calm = f"condition NOT IN ({', '.join(sql.q(c) for c in STORM)})"  # storm days keep their forecast
+    cold = sql.update(
+        "weather",
+        "daily_weather",
+        {"geo_key": "resort"},
+        tmin=sql.Raw(f"CASE WHEN {calm} THEN tmin - 2 ELSE tmin END"),
+        tmax=sql.Raw(f"CASE WHEN {calm} THEN tmax - 2 ELSE tmax END"),
     )
     slot.events.insert(
-        0, mutation(f"{slot.key}_cold", at, "The forecast turns colder.", [{"server": "weather", "sql": sql}])
+        0, mutation(f"{slot.key}_cold", at, "The forecast turns colder.", [{"server": "weather", "sql": cold}])
     )
     return slot
 
@@ -817,8 +831,10 @@ def leave_time(agent: Any, event_text: str):
 
 def mail_slot(key: str, s: SkiStory, at: datetime, mid: str, subject: str, sender: str, body: str, step: Any) -> Slot:
     """A mail that lands silently a quarter hour before its new-mail notification opens a turn."""
-    sql = inbox_sql(mid, subject, sender, s.email, at - timedelta(minutes=15), body)
-    landed = mutation(f"{key}_lands", at - timedelta(minutes=15), f"Mail: {subject}", [{"server": "email", "sql": sql}])
+    mail = inbox_sql(mid, subject, sender, s.email, at - timedelta(minutes=15), body)
+    landed = mutation(
+        f"{key}_lands", at - timedelta(minutes=15), f"Mail: {subject}", [{"server": "email", "sql": mail}]
+    )
     note_ = turn(key, at, "notification", s.say(f"New mail: {subject}", f"新邮件：{subject}"), source="email")
     return Slot(key, [landed, note_], {key: [step]})
 
@@ -941,8 +957,13 @@ class ForecastShift(SkiProbe):
             svc = ctx.world.services["weather"]
             for d, cond, wind in ((other, "sunny", 12), (day, STORM[0], 80)):
                 svc.execute(
-                    f"UPDATE daily_weather SET condition = {q(cond)}, wind_kmh = {wind} "
-                    f"WHERE geo_key = 'resort' AND date = {q(d.isoformat())}"
+                    sql.update(
+                        "weather",
+                        "daily_weather",
+                        {"geo_key": "resort", "date": d.isoformat()},
+                        condition=cond,
+                        wind_kmh=wind,
+                    )
                 )
 
         b.callable("storm_moves", storm_moves)

@@ -36,7 +36,9 @@ from vibelife_env.clock import get_zone
 from vibelife_env.families.builder import TaskBuilder
 from vibelife_env.probes.agent import OtherPath, PlanAgent, Reckless
 from vibelife_env.probes.base import Probe, Slot
-from vibelife_env.probes.rail import mail_sql, q, slug
+from vibelife_env.probes.rail import slug
+from vibelife_env.services import sql
+from vibelife_env.services.email import seed as mail_seed
 
 USER_ID = "usr_office"
 ACCOUNT = "acc_team"
@@ -563,7 +565,7 @@ def cron(key: str, at: datetime, body: str) -> dict[str, Any]:
 def insert_mail(
     ctx: Any, s: Offsite, message_id: str, subject: str, sender: str, at: datetime, body: str, uid: int
 ) -> None:
-    ctx.world.services["email"].execute(mail_sql(message_id, subject, sender, s.user_email, at, body, uid))
+    ctx.world.services["email"].execute(mail_seed.message(message_id, subject, sender, s.user_email, at, body, uid=uid))
 
 
 def daytime(at: datetime) -> datetime:
@@ -1127,8 +1129,14 @@ class RoomDowngrade(_Base):
         self.before = len(rows)
         if rows:
             ctx.world.services["hotel_booking"].execute(
-                "UPDATE reservations SET room_type = 'twin room', status = 'modified', updated_at = ? WHERE reservation_id = ?",
-                (self.at.isoformat(), sorted(r["reservation_id"] for r in rows)[0]),
+                sql.update(
+                    "hotel_booking",
+                    "reservations",
+                    {"reservation_id": sorted(r["reservation_id"] for r in rows)[0]},
+                    room_type="twin room",
+                    status="modified",
+                    updated_at=self.at.isoformat(),
+                )
             )
 
     def add_checks(self, b: TaskBuilder, story: Offsite, stage_of: dict[str, int]) -> None:
@@ -1279,8 +1287,14 @@ class TrainRetimed(_Base):
                 continue
             shift = s.latest_arrival() - arr + timedelta(minutes=70)
             svc.execute(
-                "UPDATE train_offers SET depart_at = ?, arrive_at = ?, route_notes = 'Retimed by the railway' WHERE offer_id = ?",
-                ((dep + shift).isoformat(), (arr + shift).isoformat(), r["offer_id"]),
+                sql.update(
+                    "rail_booking",
+                    "train_offers",
+                    {"offer_id": r["offer_id"]},
+                    depart_at=(dep + shift).isoformat(),
+                    arrive_at=(arr + shift).isoformat(),
+                    route_notes="Retimed by the railway",
+                )
             )
         s.extras["retimed_train"] = train_no
 
@@ -1361,11 +1375,22 @@ class WeatherMove(_Base):
         glance = story.at(act["day"] - timedelta(days=2), 8, 15)
         geo = slug(story.city)
         day = act["day"]
-        self.insert = (
-            "INSERT INTO alerts (alert_id, kind, severity, start_dt, end_dt, areas_json, description, active, created_at, "
-            f"source_event) VALUES ('al_offsite', 'rainstorm', 'warning', {q(day.isoformat() + 'T00:00:00')}, "
-            f"{q((day + timedelta(days=1)).isoformat() + 'T00:00:00')}, {q(json.dumps([geo]))}, "
-            f"{q(f'Heavy rain expected in {story.city} on {day.isoformat()} all day. Outdoor activities not advised.')}, 1, {q(low.isoformat())}, 'met');"
+        self.insert = sql.insert(
+            "weather",
+            "alerts",
+            {
+                "alert_id": "al_offsite",
+                "kind": "rainstorm",
+                "severity": "warning",
+                "start_dt": day.isoformat() + "T00:00:00",
+                "end_dt": (day + timedelta(days=1)).isoformat() + "T00:00:00",
+                "areas_json": json.dumps([geo]),
+                "description": f"Heavy rain expected in {story.city} on {day.isoformat()} all day. "
+                "Outdoor activities not advised.",
+                "active": 1,
+                "created_at": low.isoformat(),
+                "source_event": "met",
+            },
         )
         return [
             Slot(

@@ -35,8 +35,13 @@ from vibelife_env.checks import state, text
 from vibelife_env.clock import get_zone
 from vibelife_env.probes.agent import PlanAgent
 from vibelife_env.probes.base import Probe, Slot
-from vibelife_env.probes.events import deliver, inbox_sql, mutation, q, rows_sql, turn
+from vibelife_env.probes.events import deliver, inbox_sql, mutation, turn
 from vibelife_env.probes.teamevent import DIETS, diet_phrase
+from vibelife_env.services import sql
+from vibelife_env.services.banking import seed as bank_seed
+from vibelife_env.services.calendar import seed as cal_seed
+from vibelife_env.services.email import seed as mail_seed
+from vibelife_env.services.notion import seed as notion_seed
 
 USER_ID = "usr_org"
 ACCOUNT = "acc_csr"
@@ -351,7 +356,13 @@ def seed(b: Any, s: VolunteerDay) -> None:
         )
     b.seed(
         "review_platform",
-        "\n".join([rows_sql("merchants", merchants), rows_sql("deals", deals), rows_sql("merchant_qa", qa)]),
+        "\n".join(
+            [
+                sql.insert("review_platform", "merchants", *merchants),
+                sql.insert("review_platform", "deals", *deals),
+                sql.insert("review_platform", "merchant_qa", *qa),
+            ]
+        ),
     )
     products, skus, stocks = [], [], []
     for g in s.gloves:
@@ -383,25 +394,24 @@ def seed(b: Any, s: VolunteerDay) -> None:
         "ecommerce",
         "\n".join(
             [
-                rows_sql("products", products),
-                rows_sql("skus", skus),
-                rows_sql("stocks", stocks),
-                rows_sql(
+                sql.insert("ecommerce", "products", *products),
+                sql.insert("ecommerce", "skus", *skus),
+                sql.insert("ecommerce", "stocks", *stocks),
+                sql.insert(
+                    "ecommerce",
                     "addresses",
-                    [
-                        {
-                            "address_id": ADDRESS,
-                            "user_id": USER_ID,
-                            "recipient": s.user_name,
-                            "phone": "13800000000",
-                            "province": "Fujian",
-                            "city": s.city,
-                            "district": "Office",
-                            "detail": f"{s.company} office",
-                            "postal_code": "361000",
-                            "is_default": 1,
-                        }
-                    ],
+                    {
+                        "address_id": ADDRESS,
+                        "user_id": USER_ID,
+                        "recipient": s.user_name,
+                        "phone": "13800000000",
+                        "province": "Fujian",
+                        "city": s.city,
+                        "district": "Office",
+                        "detail": f"{s.company} office",
+                        "postal_code": "361000",
+                        "is_default": 1,
+                    },
                 ),
             ]
         ),
@@ -413,47 +423,59 @@ def seed(b: Any, s: VolunteerDay) -> None:
         hi = s.tmax.get(d, 24)
         cond = "heavy rain" if prob >= 60 else "partly cloudy"
         days.append(
-            f"({q(s.extras['geo'])}, {q(d.isoformat())}, {hi - 7}, {hi}, {q(cond)}, {prob / 10:.1f}, {prob / 100}, 12)"
+            {
+                "geo_key": s.extras["geo"],
+                "date": d.isoformat(),
+                "tmin": hi - 7,
+                "tmax": hi,
+                "condition": cond,
+                "precip_mm": round(prob / 10, 1),
+                "precip_prob": prob / 100,
+                "wind_kmh": 12,
+            }
         )
         d += timedelta(days=1)
     b.seed(
         "weather",
-        "INSERT INTO climate_profiles (profile_id, seasonal_temp_means_json, precip_freq_json, wind_baseline_kmh, "
-        "humidity_baseline_pct, aqi_baseline_json, notes) VALUES ('cp_vol', '{}', '{}', 12, 65, '{}', NULL);\n"
-        "INSERT INTO locations (geo_key, city, country, lat, lng, timezone, climate_profile_id, kind) VALUES "
-        f"({q(s.extras['geo'])}, {q(s.city)}, 'CN', 24.5, 118.1, {q(TZ)}, 'cp_vol', 'city');\n"
-        "INSERT INTO daily_weather (geo_key, date, tmin, tmax, condition, precip_mm, precip_prob, wind_kmh) VALUES\n"
-        + ",\n".join(days)
-        + ";",
-    )
-    cal = [
-        f"('evt_team_{i}', 'primary', {q(title)}, 'Office', {q(s.at(day, 9).isoformat())}, {q(s.at(day, 17).isoformat())}, "
-        "'confirmed', '2026-01-01T00:00:00Z', '2026-01-01T00:00:00Z')"
-        for i, (day, title) in enumerate(sorted(s.clashes.items()))
-    ]
-    b.seed(
-        "calendar",
-        "INSERT INTO calendars (calendar_id, user_id, name, timezone, is_primary, created_at) VALUES "
-        f"('primary', {q(USER_ID)}, 'Team calendar', {q(TZ)}, 1, '2024-01-01T00:00:00Z');\n"
-        "INSERT INTO events (event_id, calendar_id, summary, location, start_dt, end_dt, status, created_at, updated_at) "
-        "VALUES " + ", ".join(cal) + ";",
-    )
-    stamp = "2025-01-01T00:00:00Z"
-    home = {"page_id": "pg_home", "parent_type": "workspace", "parent_id": "ws_1", "title": "Home", "archived": 0}
-    b.seed(
-        "notion",
         "\n".join(
             [
-                rows_sql(
-                    "users", [{"user_id": "u_user", "name": s.user_name, "email": s.user_email, "type": "person"}]
+                sql.insert(
+                    "weather",
+                    "climate_profiles",
+                    {
+                        "profile_id": "cp_vol",
+                        "seasonal_temp_means_json": "{}",
+                        "precip_freq_json": "{}",
+                        "wind_baseline_kmh": 12,
+                        "humidity_baseline_pct": 65,
+                        "aqi_baseline_json": "{}",
+                        "notes": None,
+                    },
                 ),
-                rows_sql("workspaces", [{"workspace_id": "ws_1", "name": s.company, "owner_user_id": "u_user"}]),
-                rows_sql(
-                    "pages", [{**home, "created_time": stamp, "last_edited_time": stamp, "properties_json": "{}"}]
+                sql.insert(
+                    "weather",
+                    "locations",
+                    {
+                        "geo_key": s.extras["geo"],
+                        "city": s.city,
+                        "country": "CN",
+                        "lat": 24.5,
+                        "lng": 118.1,
+                        "timezone": TZ,
+                        "climate_profile_id": "cp_vol",
+                        "kind": "city",
+                    },
                 ),
+                sql.insert("weather", "daily_weather", *days),
             ]
         ),
     )
+    cal = [
+        cal_seed.event_row(f"evt_team_{i}", title, s.at(day, 9), s.at(day, 17), location="Office")
+        for i, (day, title) in enumerate(sorted(s.clashes.items()))
+    ]
+    b.seed("calendar", cal_seed.calendar(USER_ID, "Team calendar", TZ) + "\n" + cal_seed.events(*cal))
+    b.seed("notion", notion_seed.workspace("u_user", s.user_name, s.user_email, workspace_name=s.company))
     payees = [
         {
             "payee_id": f"pye_{p.merchant_id}",
@@ -468,15 +490,11 @@ def seed(b: Any, s: VolunteerDay) -> None:
     ]
     b.seed(
         "banking",
-        "INSERT INTO accounts (account_id, user_id, type, name, balance_minor, currency, opened_at) VALUES "
-        f"({q(ACCOUNT)}, {q(USER_ID)}, 'checking', 'CSR budget account', 3000000, 'CNY', '2020-01-01T00:00:00Z');\n"
-        + rows_sql("payees", payees),
+        bank_seed.account(ACCOUNT, USER_ID, "CSR budget account", 3000000, opened_at="2020-01-01T00:00:00Z")
+        + "\n"
+        + sql.insert("banking", "payees", *payees),
     )
-    b.seed(
-        "email",
-        f"INSERT INTO account_config (id, email, name, created_at) VALUES (1, {q(s.user_email)}, {q(s.user_name)}, "
-        "'2024-01-01T00:00:00Z');\nINSERT INTO folders (name) VALUES ('INBOX'), ('Sent'), ('Drafts'), ('Trash'), ('Spam');",
-    )
+    b.seed("email", mail_seed.mailbox(s.user_email, s.user_name))
 
 
 def waiver_op(s: VolunteerDay, who: str, at: datetime, late: bool = False) -> dict[str, Any]:

@@ -36,7 +36,11 @@ from vibelife_env.probes import money
 from vibelife_env.probes import purchase as P
 from vibelife_env.probes.agent import oracle_family
 from vibelife_env.probes.base import Probe, Slot, add_stages, shared_slots, stage_groups, stage_index
-from vibelife_env.probes.events import inbox_sql, mutation, rows_sql, turn
+from vibelife_env.probes.events import inbox_sql, mutation, turn
+from vibelife_env.services import sql
+from vibelife_env.services.banking import seed as bank_seed
+from vibelife_env.services.calendar import seed as cal_seed
+from vibelife_env.services.email import seed as mail_seed
 from vibelife_env.task.loader import Task
 
 NAMES = {
@@ -193,19 +197,8 @@ class ApplianceInstall(Family):
     def _seed(self, b: TaskBuilder, s: P.PurchaseStory) -> None:
         b.seed(
             "banking",
-            rows_sql(
-                "accounts",
-                [
-                    {
-                        "account_id": s.checking,
-                        "user_id": s.user_key,
-                        "type": "checking",
-                        "name": "Household account",
-                        "balance_minor": s.checking_minor,
-                        "currency": "CNY",
-                        "opened_at": "2016-03-01T00:00:00Z",
-                    }
-                ],
+            bank_seed.account(
+                s.checking, s.user_key, "Household account", s.checking_minor, opened_at="2016-03-01T00:00:00Z"
             ),
         )
         spent = sum(a for _, a in s.merchants)
@@ -236,7 +229,10 @@ class ApplianceInstall(Family):
             }
             for i, (m, amt) in enumerate(s.merchants)
         ]
-        b.seed("credit_card", rows_sql("cards", [card]) + "\n" + rows_sql("unbilled_transactions", txs))
+        b.seed(
+            "credit_card",
+            sql.insert("credit_card", "cards", card) + "\n" + sql.insert("credit_card", "unbilled_transactions", *txs),
+        )
         before = s.kickoff - timedelta(days=4)
         legit = ["<plus@jdmall.example>", "<water-bill@utility.example>"]
         s.extras["legit_mail"] = legit
@@ -266,47 +262,14 @@ class ApplianceInstall(Family):
         ]
         b.seed(
             "email",
-            rows_sql(
-                "account_config", [{"id": 1, "email": s.email, "name": s.name, "created_at": "2023-05-01T00:00:00Z"}]
-            )
-            + "\n"
-            + rows_sql("folders", [{"name": n} for n in ("INBOX", "Sent", "Drafts", "Trash", "Spam")])
-            + "\n"
-            + "\n".join(mails),
+            mail_seed.mailbox(s.email, s.name, created_at="2023-05-01T00:00:00Z") + "\n" + "\n".join(mails),
         )
         yoga = s.kickoff.date() + timedelta(days=3)
         b.seed(
             "calendar",
-            rows_sql(
-                "calendars",
-                [
-                    {
-                        "calendar_id": "primary",
-                        "user_id": s.user_key,
-                        "name": s.name,
-                        "timezone": "Asia/Shanghai",
-                        "is_primary": 1,
-                        "created_at": "2023-05-01T00:00:00Z",
-                    }
-                ],
-            )
+            cal_seed.calendar(s.user_key, s.name, "Asia/Shanghai", created_at="2023-05-01T00:00:00Z")
             + "\n"
-            + rows_sql(
-                "events",
-                [
-                    {
-                        "event_id": "evt_yoga",
-                        "calendar_id": "primary",
-                        "summary": "Yoga class",
-                        "location": "Community centre",
-                        "start_dt": s.at(yoga, 18).isoformat(),
-                        "end_dt": s.at(yoga, 19).isoformat(),
-                        "status": "confirmed",
-                        "created_at": "2026-01-01T00:00:00Z",
-                        "updated_at": "2026-01-01T00:00:00Z",
-                    }
-                ],
-            ),
+            + cal_seed.event("evt_yoga", "Yoga class", s.at(yoga, 18), s.at(yoga, 19), location="Community centre"),
         )
         policy = s.say(
             "7-day returns (damaged on arrival: report it to the courier and open a return on the order for an exchange). "
@@ -347,25 +310,24 @@ class ApplianceInstall(Family):
             "ecommerce",
             "\n".join(
                 [
-                    rows_sql("products", products),
-                    rows_sql("skus", skus),
-                    rows_sql("stocks", [{"sku_id": p.sku_id, "quantity": 9} for p in s.products]),
-                    rows_sql(
+                    sql.insert("ecommerce", "products", *products),
+                    sql.insert("ecommerce", "skus", *skus),
+                    sql.insert("ecommerce", "stocks", *[{"sku_id": p.sku_id, "quantity": 9} for p in s.products]),
+                    sql.insert(
+                        "ecommerce",
                         "addresses",
-                        [
-                            {
-                                "address_id": "addr_home",
-                                "user_id": s.user_key,
-                                "recipient": s.name,
-                                "phone": home["phone"],
-                                "province": s.city,
-                                "city": s.city,
-                                "district": home["district"],
-                                "detail": home["detail"],
-                                "postal_code": "200000",
-                                "is_default": 1,
-                            }
-                        ],
+                        {
+                            "address_id": "addr_home",
+                            "user_id": s.user_key,
+                            "recipient": s.name,
+                            "phone": home["phone"],
+                            "province": s.city,
+                            "city": s.city,
+                            "district": home["district"],
+                            "detail": home["detail"],
+                            "postal_code": "200000",
+                            "is_default": 1,
+                        },
                     ),
                 ]
             ),
@@ -411,7 +373,12 @@ class ApplianceInstall(Family):
             }
             for i, r in enumerate(rows)
         ]
-        b.seed("review_platform", rows_sql("merchants", rows) + "\n" + rows_sql("reviews", reviews))
+        b.seed(
+            "review_platform",
+            sql.insert("review_platform", "merchants", *rows)
+            + "\n"
+            + sql.insert("review_platform", "reviews", *reviews),
+        )
         b.use(*SERVICES)
 
     def _workspace(self, b: TaskBuilder, s: P.PurchaseStory) -> None:

@@ -42,7 +42,12 @@ from vibelife_env.probes import purchase as P
 from vibelife_env.probes.agent import oracle_family
 from vibelife_env.probes.agent import para as agent_para
 from vibelife_env.probes.base import Probe, Slot, add_stages, shared_slots, stage_groups, stage_index
-from vibelife_env.probes.events import inbox_sql, mutation, q, rows_sql, turn
+from vibelife_env.probes.events import inbox_sql, mutation, turn
+from vibelife_env.services import sql
+from vibelife_env.services.banking import seed as bank_seed
+from vibelife_env.services.calendar import seed as cal_seed
+from vibelife_env.services.email import seed as mail_seed
+from vibelife_env.services.notion import seed as notion_seed
 from vibelife_env.task.loader import Task
 
 PEOPLE: dict[str, tuple[list[str], list[str]]] = {}
@@ -341,10 +346,19 @@ class Ebike(Family):
         x = s.extras
         first = s.kickoff.date()
         bank = (
-            f"INSERT INTO accounts VALUES ({q(s.checking)}, {q(s.user_key)}, 'checking', 'Current account', "
-            f"{s.checking_minor}, 'CNY', '2016-03-01T00:00:00Z', 0);\n"
-            f"INSERT INTO payees VALUES ('payee_ins', {q(s.user_key)}, {q(E.INSURER)}, '6222 0000 5566 1200', "
-            "'**** 1200', 'Ping An Bank', '2025-06-01T00:00:00Z');"
+            bank_seed.account(
+                s.checking, s.user_key, "Current account", s.checking_minor, opened_at="2016-03-01T00:00:00Z", frozen=0
+            )
+            + "\n"
+            + bank_seed.payee(
+                "payee_ins",
+                s.user_key,
+                E.INSURER,
+                "6222 0000 5566 1200",
+                "Ping An Bank",
+                added_at="2025-06-01T00:00:00Z",
+                masked="**** 1200",
+            )
         )
         b.seed("banking", bank)
         bought = s.kickoff - timedelta(days=4)
@@ -375,28 +389,27 @@ class Ebike(Family):
         spent = sum(int(r["amount_minor"]) for r in card_lines)
         b.seed(
             "credit_card",
-            rows_sql(
+            sql.insert(
+                "credit_card",
                 "cards",
-                [
-                    {
-                        "card_id": s.card_id,
-                        "user_id": s.user_key,
-                        "issuer": "BOC",
-                        "product_name": "Commuter Card",
-                        "masked_no": f"**** {s.card_last4}",
-                        "type": "mastercard",
-                        "credit_limit_minor": 6000000,
-                        "available_credit_minor": 6000000 - spent,
-                        "statement_balance_minor": 0,
-                        "unbilled_balance_minor": spent,
-                        "min_payment_due_minor": 0,
-                        "due_date": s.due.isoformat(),
-                        "status": "active",
-                    }
-                ],
+                {
+                    "card_id": s.card_id,
+                    "user_id": s.user_key,
+                    "issuer": "BOC",
+                    "product_name": "Commuter Card",
+                    "masked_no": f"**** {s.card_last4}",
+                    "type": "mastercard",
+                    "credit_limit_minor": 6000000,
+                    "available_credit_minor": 6000000 - spent,
+                    "statement_balance_minor": 0,
+                    "unbilled_balance_minor": spent,
+                    "min_payment_due_minor": 0,
+                    "due_date": s.due.isoformat(),
+                    "status": "active",
+                },
             )
             + "\n"
-            + rows_sql("unbilled_transactions", card_lines),
+            + sql.insert("credit_card", "unbilled_transactions", *card_lines),
         )
         x["legit_mail"] = ["<hello@jdmall.example>", "<receipt@decathlon.example>"]
         receipt = s.say(
@@ -406,8 +419,8 @@ class Ebike(Family):
         )
         b.seed(
             "email",
-            f"INSERT INTO account_config (id, email, name, created_at) VALUES (1, {q(s.email)}, {q(s.name)}, '2024-02-01T00:00:00Z');\n"
-            "INSERT INTO folders (name) VALUES ('INBOX'), ('Sent'), ('Drafts'), ('Trash'), ('Spam');\n"
+            mail_seed.mailbox(s.email, s.name, created_at="2024-02-01T00:00:00Z")
+            + "\n"
             + inbox_sql(
                 "<hello@jdmall.example>",
                 s.say("Your JD Mall membership", "您的京东商城会员权益"),
@@ -434,25 +447,14 @@ class Ebike(Family):
         )
         tzs = s.kickoff.strftime("%z")
         tzs = f"{tzs[:3]}:{tzs[3:]}"
-        cal = [
-            {
-                "event_id": "evt_standup",
-                "calendar_id": "primary",
-                "summary": "Quarterly review at the office",
-                "location": "Office",
-                "start_dt": f"{(first + timedelta(days=3)).isoformat()}T14:00:00{tzs}",
-                "end_dt": f"{(first + timedelta(days=3)).isoformat()}T16:00:00{tzs}",
-                "status": "confirmed",
-                "created_at": "2026-01-01T00:00:00Z",
-                "updated_at": "2026-01-01T00:00:00Z",
-            }
-        ]
-        b.seed(
-            "calendar",
-            "INSERT INTO calendars (calendar_id, user_id, name, timezone, is_primary, created_at) VALUES "
-            f"('primary', {q(s.user_key)}, {q(s.name)}, 'Asia/Shanghai', 1, '2024-01-01T00:00:00Z');\n"
-            + rows_sql("events", cal),
+        review = cal_seed.event(
+            "evt_standup",
+            "Quarterly review at the office",
+            f"{(first + timedelta(days=3)).isoformat()}T14:00:00{tzs}",
+            f"{(first + timedelta(days=3)).isoformat()}T16:00:00{tzs}",
+            location="Office",
         )
+        b.seed("calendar", cal_seed.calendar(s.user_key, s.name, "Asia/Shanghai") + "\n" + review)
         policy = s.say(
             f"7-day returns. Price protection for 15 days after the order: mail {P.SERVICE} the order id and the difference.",
             f"7 天无理由退货。下单后 15 天价保：将订单号和差价发邮件至 {P.SERVICE}。",
@@ -486,36 +488,36 @@ class Ebike(Family):
             )
         b.seed(
             "ecommerce",
-            rows_sql("products", products)
+            sql.insert("ecommerce", "products", *products)
             + "\n"
-            + rows_sql("skus", skus)
+            + sql.insert("ecommerce", "skus", *skus)
             + "\n"
-            + rows_sql("stocks", [{"sku_id": p.sku_id, "quantity": 9} for p in s.products])
+            + sql.insert("ecommerce", "stocks", *[{"sku_id": p.sku_id, "quantity": 9} for p in s.products])
             + "\n"
-            + rows_sql(
+            + sql.insert(
+                "ecommerce",
                 "addresses",
-                [
-                    {
-                        "address_id": "addr_home",
-                        "user_id": s.user_key,
-                        "recipient": s.name,
-                        "phone": "13900007788",
-                        "province": s.city,
-                        "city": s.city,
-                        "district": "Riverside",
-                        "detail": "Unit 5, 21 Lakeview Lane",
-                        "postal_code": "310000",
-                        "is_default": 1,
-                    }
-                ],
+                {
+                    "address_id": "addr_home",
+                    "user_id": s.user_key,
+                    "recipient": s.name,
+                    "phone": "13900007788",
+                    "province": s.city,
+                    "city": s.city,
+                    "district": "Riverside",
+                    "detail": "Unit 5, 21 Lakeview Lane",
+                    "postal_code": "310000",
+                    "is_default": 1,
+                },
             ),
         )
         brands = sorted({p.brand for p in s.products})
         b.seed(
             "review_platform",
-            rows_sql(
+            sql.insert(
+                "review_platform",
                 "merchants",
-                [
+                *[
                     {
                         "merchant_id": f"mer_bike_{i}",
                         "name": f"{br} Service Point {s.city}",
@@ -537,9 +539,10 @@ class Ebike(Family):
                 ],
             )
             + "\n"
-            + rows_sql(
+            + sql.insert(
+                "review_platform",
                 "reviews",
-                [
+                *[
                     {
                         "review_id": f"rev_b{i}",
                         "merchant_id": f"mer_bike_{i}",
@@ -556,10 +559,7 @@ class Ebike(Family):
         x["centres"] = {br: f"mer_bike_{i}" for i, br in enumerate(brands)}
         b.seed(
             "notion",
-            f"INSERT INTO users (user_id, name, email, type) VALUES ('u_{s.user_key}', {q(s.name)}, {q(s.email)}, 'person');\n"
-            f"INSERT INTO workspaces (workspace_id, name, owner_user_id) VALUES ('ws_1', {q(s.name)}, 'u_{s.user_key}');\n"
-            "INSERT INTO pages (page_id, parent_type, parent_id, title, archived, created_time, last_edited_time, properties_json) "
-            "VALUES ('pg_home', 'workspace', 'ws_1', 'E-bike', 0, '2025-01-01T00:00:00Z', '2025-01-01T00:00:00Z', '{}');",
+            notion_seed.workspace(f"u_{s.user_key}", s.name, s.email, home="E-bike"),
         )
         places = [
             {
@@ -582,7 +582,7 @@ class Ebike(Family):
                 ("pl_office", "Office (Tower B, Harbour Plaza)", x["office_row"]),
             )
         ]
-        b.seed("maps", rows_sql("places", places))
+        b.seed("maps", sql.insert("maps", "places", *places))
         b.use(*SERVICES)
         self._files(b, s)
 
@@ -939,7 +939,6 @@ class Ebike(Family):
             live = P.live_orders(ctx, s)
             if not live:
                 return
-            now = ctx.now.isoformat()
             to = {
                 "recipient": s.name,
                 "phone": "13900007788",
@@ -956,25 +955,19 @@ class Ebike(Family):
                 "district": "Depot",
                 "detail": "Hall 2",
             }
-            dl = ctx.world.services["delivery_logistics"]
-            dl.execute(
-                "INSERT INTO shipments (shipment_id, user_id, tracking_no, carrier, service_level, status, sender_json, "
-                "recipient_json, weight_kg, declared_value_minor, fee_minor, created_at, eta_date, updated_at) VALUES "
-                "('ship_bike', ?, ?, 'JD Logistics', 'Bulky', 'in_transit', ?, ?, 28, ?, 0, ?, ?, ?)",
-                (
-                    s.user_key,
-                    live[0]["tracking_no"],
-                    json.dumps(frm),
-                    json.dumps(to),
-                    int(live[0]["total_minor"]),
-                    now,
-                    x["eta"].isoformat(),
-                    now,
-                ),
-            )
-            dl.execute(
-                "INSERT INTO _courier_plan (shipment_id, pickup_at, time_window) VALUES ('ship_bike', ?, ?)",
-                ((ctx.now - timedelta(hours=4)).isoformat(), x["window"]),
+            P.dispatch(
+                ctx,
+                "ship_bike",
+                user_id=s.user_key,
+                tracking_no=live[0]["tracking_no"],
+                service_level="Bulky",
+                sender=frm,
+                recipient=to,
+                weight_kg=28,
+                value_minor=int(live[0]["total_minor"]),
+                eta=x["eta"],
+                window=x["window"],
+                pickup_at=ctx.now - timedelta(hours=4),
             )
 
         def shipment(ctx: Any) -> dict[str, Any] | None:

@@ -40,9 +40,14 @@ from vibelife_env.probes import mobility as M
 from vibelife_env.probes import purchase as P
 from vibelife_env.probes.agent import oracle_family
 from vibelife_env.probes.base import Probe, Slot, add_stages, shared_slots, stage_groups, stage_index
-from vibelife_env.probes.bills import insert_mail, mail_sql, post
+from vibelife_env.probes.bills import insert_mail, post
 from vibelife_env.probes.events import mutation as silent
-from vibelife_env.probes.events import q, rows_sql, turn
+from vibelife_env.probes.events import turn
+from vibelife_env.services import sql
+from vibelife_env.services.banking import seed as bank_seed
+from vibelife_env.services.calendar import seed as cal_seed
+from vibelife_env.services.email import seed as mail_seed
+from vibelife_env.services.notion import seed as notion_seed
 from vibelife_env.task.loader import Task
 
 PEOPLE = ["Chen Yu", "Liu Fang", "Zhao Lei", "Sun Mei", "Xu Bo", "Huang Ting", "Wu Jun", "Zhou Na", "He Rui", "Lin Hao"]
@@ -289,18 +294,11 @@ class MobilityAid(Family):
     def _world(self, b: TaskBuilder, s: M.MobilityStory, probes: list[Probe], rng: np.random.Generator) -> None:
         b.seed(
             "banking",
-            rows_sql(
+            sql.insert(
+                "banking",
                 "accounts",
-                [
-                    {
-                        "account_id": acc,
-                        "user_id": s.user_key,
-                        "type": kind,
-                        "name": label,
-                        "balance_minor": bal,
-                        "currency": "CNY",
-                        "opened_at": "2016-03-01T00:00:00Z",
-                    }
+                *[
+                    bank_seed.account_row(acc, s.user_key, label, bal, type=kind, opened_at="2016-03-01T00:00:00Z")
                     for acc, kind, label, bal in (
                         (s.checking, "checking", "Current account", s.checking_minor),
                         (s.savings, "savings", "Reserve", s.savings_minor),
@@ -311,30 +309,30 @@ class MobilityAid(Family):
         spent = sum(a for _, a in s.merchants)
         b.seed(
             "credit_card",
-            rows_sql(
+            sql.insert(
+                "credit_card",
                 "cards",
-                [
-                    {
-                        "card_id": s.card_id,
-                        "user_id": s.user_key,
-                        "issuer": "ICBC",
-                        "product_name": "Everyday Card",
-                        "masked_no": f"**** {s.card_last4}",
-                        "type": "unionpay",
-                        "credit_limit_minor": 6_000_000,
-                        "available_credit_minor": 6_000_000 - spent,
-                        "statement_balance_minor": 0,
-                        "unbilled_balance_minor": spent,
-                        "min_payment_due_minor": 0,
-                        "due_date": s.due.isoformat(),
-                        "status": "active",
-                    }
-                ],
+                {
+                    "card_id": s.card_id,
+                    "user_id": s.user_key,
+                    "issuer": "ICBC",
+                    "product_name": "Everyday Card",
+                    "masked_no": f"**** {s.card_last4}",
+                    "type": "unionpay",
+                    "credit_limit_minor": 6_000_000,
+                    "available_credit_minor": 6_000_000 - spent,
+                    "statement_balance_minor": 0,
+                    "unbilled_balance_minor": spent,
+                    "min_payment_due_minor": 0,
+                    "due_date": s.due.isoformat(),
+                    "status": "active",
+                },
             )
             + "\n"
-            + rows_sql(
+            + sql.insert(
+                "credit_card",
                 "unbilled_transactions",
-                [
+                *[
                     {
                         "tx_id": f"tx_old_{i}",
                         "card_id": s.card_id,
@@ -353,10 +351,10 @@ class MobilityAid(Family):
         before = s.kickoff - timedelta(days=2)
         b.seed(
             "email",
-            f"INSERT INTO account_config (id, email, name, created_at) VALUES (1, {q(s.email)}, {q(s.name)}, "
-            "'2023-05-01T00:00:00Z');\nINSERT INTO folders (name) VALUES ('INBOX'), ('Sent'), ('Drafts'), ('Trash'), ('Spam');\n"
+            mail_seed.mailbox(s.email, s.name, created_at="2023-05-01T00:00:00Z")
+            + "\n"
             + "\n".join(
-                mail_sql(s, mid, subj, sender, body, before)
+                mail_seed.message(mid, subj, sender, s.email, before, body, read=True)
                 for mid, subj, sender, body in (
                     (
                         legit[0],
@@ -378,8 +376,7 @@ class MobilityAid(Family):
                         ),
                     ),
                 )
-            )
-            + "\nUPDATE messages SET is_read = 1;",
+            ),
         )
         self._calendar(b, s, rng)
         policy = s.say(
@@ -418,28 +415,27 @@ class MobilityAid(Family):
             )
         b.seed(
             "ecommerce",
-            rows_sql("products", products)
+            sql.insert("ecommerce", "products", *products)
             + "\n"
-            + rows_sql("skus", skus)
+            + sql.insert("ecommerce", "skus", *skus)
             + "\n"
-            + rows_sql("stocks", [{"sku_id": p.sku_id, "quantity": 8} for p in s.products])
+            + sql.insert("ecommerce", "stocks", *[{"sku_id": p.sku_id, "quantity": 8} for p in s.products])
             + "\n"
-            + rows_sql(
+            + sql.insert(
+                "ecommerce",
                 "addresses",
-                [
-                    {
-                        "address_id": "addr_home",
-                        "user_id": s.user_key,
-                        "recipient": s.name,
-                        "phone": "13900007731",
-                        "province": s.city,
-                        "city": s.city,
-                        "district": "Old Town",
-                        "detail": "Unit 3, 17 Willow Lane",
-                        "postal_code": "215000",
-                        "is_default": 1,
-                    }
-                ],
+                {
+                    "address_id": "addr_home",
+                    "user_id": s.user_key,
+                    "recipient": s.name,
+                    "phone": "13900007731",
+                    "province": s.city,
+                    "city": s.city,
+                    "district": "Old Town",
+                    "detail": "Unit 3, 17 Willow Lane",
+                    "postal_code": "215000",
+                    "is_default": 1,
+                },
             ),
         )
         brands = sorted({p.brand for p in s.products})
@@ -454,9 +450,10 @@ class MobilityAid(Family):
                 reviews += [(p.bad.brand, rating, body) for rating, body in p.reviews(s)]
         b.seed(
             "review_platform",
-            rows_sql(
+            sql.insert(
+                "review_platform",
                 "merchants",
-                [
+                *[
                     {
                         "merchant_id": f"mer_fit_{i}",
                         "name": f"{br} Service Centre {s.city}",
@@ -478,9 +475,10 @@ class MobilityAid(Family):
                 ],
             )
             + "\n"
-            + rows_sql(
+            + sql.insert(
+                "review_platform",
                 "reviews",
-                [
+                *[
                     {
                         "review_id": f"rv_{i:03d}",
                         "merchant_id": s.extras["centres"][br],
@@ -496,11 +494,14 @@ class MobilityAid(Family):
         )
         b.seed(
             "notion",
-            f"INSERT INTO users (user_id, name, email, type) VALUES ('n_{s.user_key}', {q(s.name)}, {q(s.email)}, 'person');\n"
-            f"INSERT INTO workspaces (workspace_id, name, owner_user_id) VALUES ('ws_home', {q(s.name)}, 'n_{s.user_key}');\n"
-            "INSERT INTO pages (page_id, parent_type, parent_id, title, archived, created_time, last_edited_time, "
-            f"properties_json) VALUES ('pg_home', 'workspace', 'ws_home', {q(s.relative + ' care')}, 0, "
-            "'2025-06-01T00:00:00Z', '2025-06-01T00:00:00Z', '{}');",
+            notion_seed.workspace(
+                f"n_{s.user_key}",
+                s.name,
+                s.email,
+                workspace_id="ws_home",
+                home=s.relative + " care",
+                created="2025-06-01T00:00:00Z",
+            ),
         )
         b.use(
             "notification_hub",
@@ -535,36 +536,13 @@ class MobilityAid(Family):
                 rows.append((f"evt_work_{d}", s.say("Team meeting", "团队会议"), s.at(day, h), s.at(day, h + 1)))
         b.seed(
             "calendar",
-            rows_sql(
-                "calendars",
-                [
-                    {
-                        "calendar_id": "primary",
-                        "user_id": s.user_key,
-                        "name": s.name,
-                        "timezone": "Asia/Shanghai",
-                        "is_primary": 1,
-                        "created_at": "2024-01-01T00:00:00Z",
-                    }
-                ],
-            )
+            cal_seed.calendar(s.user_key, s.name, "Asia/Shanghai")
             + "\n"
-            + rows_sql(
-                "events",
-                [
-                    {
-                        "event_id": eid,
-                        "calendar_id": "primary",
-                        "summary": what,
-                        "location": "",
-                        "start_dt": a.isoformat(),
-                        "end_dt": z.isoformat(),
-                        "status": "confirmed",
-                        "created_at": "2025-12-01T00:00:00Z",
-                        "updated_at": "2025-12-01T00:00:00Z",
-                    }
+            + cal_seed.events(
+                *(
+                    cal_seed.event_row(eid, what, a, z, location="", created_at="2025-12-01T00:00:00Z")
                     for eid, what, a, z in rows
-                ],
+                )
             ),
         )
 
@@ -943,7 +921,7 @@ class MobilityAid(Family):
             live = P.live_orders(ctx, s)
             if not live:
                 return
-            o, now = live[0], ctx.now.isoformat()
+            o = live[0]
             home = {
                 "recipient": s.name,
                 "phone": "13900007731",
@@ -961,31 +939,30 @@ class MobilityAid(Family):
                 "detail": "Bay 7",
             }
             invoice(ctx)
-            parcel = {
-                "shipment_id": "ship_aid",
-                "user_id": s.user_key,
-                "tracking_no": o["tracking_no"],
-                "carrier": "JD Logistics",
-                "service_level": "Bulky",
-                "status": "in_transit",
-                "sender_json": json.dumps(depot),
-                "recipient_json": json.dumps(home),
-                "weight_kg": 35,
-                "declared_value_minor": int(o["total_minor"]),
-                "fee_minor": 0,
-                "created_at": now,
-                "eta_date": s.extras["eta"].isoformat(),
-                "updated_at": now,
-            }
-            plan = {"shipment_id": "ship_aid", "pickup_at": (ctx.now - timedelta(hours=3)).isoformat()}
-            dl = ctx.world.services["delivery_logistics"]
-            dl.execute(rows_sql("shipments", [parcel]))
-            dl.execute(rows_sql("_courier_plan", [{**plan, "time_window": s.extras["window"]}]))
+            P.dispatch(
+                ctx,
+                "ship_aid",
+                user_id=s.user_key,
+                tracking_no=o["tracking_no"],
+                service_level="Bulky",
+                sender=depot,
+                recipient=home,
+                weight_kg=35,
+                value_minor=int(o["total_minor"]),
+                eta=s.extras["eta"],
+                window=s.extras["window"],
+                pickup_at=ctx.now - timedelta(hours=3),
+            )
 
         def slip(ctx: Any) -> None:
             ctx.world.services["delivery_logistics"].execute(
-                "UPDATE shipments SET eta_date = ?, updated_at = ? WHERE user_id = ? AND status = 'in_transit'",
-                (new_eta.isoformat(), ctx.now.isoformat(), s.user_key),
+                sql.update(
+                    "delivery_logistics",
+                    "shipments",
+                    {"user_id": s.user_key, "status": "in_transit"},
+                    eta_date=new_eta.isoformat(),
+                    updated_at=ctx.now.isoformat(),
+                )
             )
 
         def ship_facts(ctx: Any) -> dict[str, str]:

@@ -32,7 +32,11 @@ from vibelife_env.probes import money
 from vibelife_env.probes import purchase as P
 from vibelife_env.probes import refurb as R
 from vibelife_env.probes.base import Probe, Slot
-from vibelife_env.probes.events import inbox_sql, mutation, rows_sql, turn
+from vibelife_env.probes.events import inbox_sql, mutation, turn
+from vibelife_env.services import sql
+from vibelife_env.services.banking import seed as bank_seed
+from vibelife_env.services.calendar import seed as cal_seed
+from vibelife_env.services.email import seed as mail_seed
 from vibelife_env.task.loader import Task
 
 PEOPLE = {
@@ -139,9 +143,10 @@ class RefurbLaptop(Family):
 
     # ========================================================== world seed
     def _seed(self, b: TaskBuilder, s: P.PurchaseStory, probes: list[Probe]) -> None:
-        acct = {"account_id": s.checking, "user_id": s.user_key, "type": "checking", "name": "Current account",
-                "balance_minor": s.checking_minor, "currency": "CNY", "opened_at": "2019-09-01T00:00:00Z"}  # fmt: skip
-        b.seed("banking", rows_sql("accounts", [acct]))
+        acct = bank_seed.account(
+            s.checking, s.user_key, "Current account", s.checking_minor, opened_at="2019-09-01T00:00:00Z"
+        )
+        b.seed("banking", acct)
         spent = sum(a for _, a in s.merchants)
         card = {"card_id": s.card_id, "user_id": s.user_key, "issuer": "CMB", "product_name": "Young Card",
                 "masked_no": f"**** {s.card_last4}", "type": "unionpay", "credit_limit_minor": 3000000,
@@ -153,7 +158,10 @@ class RefurbLaptop(Family):
              "amount_minor": amt, "merchant_name": m, "category": "dining", "kind": "purchase"}
             for i, (m, amt) in enumerate(s.merchants)
         ]  # fmt: skip
-        b.seed("credit_card", rows_sql("cards", [card]) + "\n" + rows_sql("unbilled_transactions", txs))
+        b.seed(
+            "credit_card",
+            sql.insert("credit_card", "cards", card) + "\n" + sql.insert("credit_card", "unbilled_transactions", *txs),
+        )
         before = s.kickoff - timedelta(days=5)
         legit = ["<members@jdmall.example>", "<library@campus.example>"]
         s.extras["legit_mail"] = legit
@@ -165,17 +173,20 @@ class RefurbLaptop(Family):
             inbox_sql(legit[1], s.say("Library loan due", "图书馆借书到期"), "library@campus.example", s.email,
                       before, s.say("Your loan is due next month.", "您借的书下月到期。"), read=True),
         ]  # fmt: skip
-        cfg = [{"id": 1, "email": s.email, "name": s.name, "created_at": "2023-05-01T00:00:00Z"}]
-        folders = [{"name": n} for n in ("INBOX", "Sent", "Drafts", "Trash", "Spam")]
-        b.seed("email", "\n".join([rows_sql("account_config", cfg), rows_sql("folders", folders), *mails]))
+        b.seed("email", "\n".join([mail_seed.mailbox(s.email, s.name, created_at="2023-05-01T00:00:00Z"), *mails]))
         lab = s.kickoff.date() + timedelta(days=int(s.extras["delay"]) + 9)
-        cal = [{"calendar_id": "primary", "user_id": s.user_key, "name": s.name, "timezone": "Asia/Shanghai",
-                "is_primary": 1, "created_at": "2023-05-01T00:00:00Z"}]  # fmt: skip
-        ev = [{"event_id": f"evt_lab_{i}", "calendar_id": "primary", "summary": s.say("Lab shift", "实验室值班"),
-               "location": "Campus", "start_dt": s.at(lab + timedelta(days=i), 10).isoformat(),
-               "end_dt": s.at(lab + timedelta(days=i), 13).isoformat(), "status": "confirmed",
-               "created_at": "2026-01-01T00:00:00Z", "updated_at": "2026-01-01T00:00:00Z"} for i in range(0, 6, 2)]  # fmt: skip
-        b.seed("calendar", rows_sql("calendars", cal) + "\n" + rows_sql("events", ev))
+        cal = cal_seed.calendar(s.user_key, s.name, "Asia/Shanghai", created_at="2023-05-01T00:00:00Z")
+        ev = [
+            cal_seed.event_row(
+                f"evt_lab_{i}",
+                s.say("Lab shift", "实验室值班"),
+                s.at(lab + timedelta(days=i), 10),
+                s.at(lab + timedelta(days=i), 13),
+                location="Campus",
+            )
+            for i in range(0, 6, 2)
+        ]
+        b.seed("calendar", cal + "\n" + cal_seed.events(*ev))
         policy = s.say(
             f"15-day returns for units faulty on arrival (open a return on the order). Price match within 15 days: "
             f"email {P.SERVICE} with the order id and the difference.",
@@ -197,8 +208,13 @@ class RefurbLaptop(Family):
                 "province": s.city, "city": s.city, "district": home["district"], "detail": home["detail"],
                 "postal_code": "200000", "is_default": 1}  # fmt: skip
         stocks = [{"sku_id": p.sku_id, "quantity": 3} for p in s.products]
-        b.seed("ecommerce", "\n".join([rows_sql("products", products), rows_sql("skus", skus),
-                                       rows_sql("stocks", stocks), rows_sql("addresses", [addr])]))  # fmt: skip
+        shop = [
+            sql.insert("ecommerce", "products", *products),
+            sql.insert("ecommerce", "skus", *skus),
+            sql.insert("ecommerce", "stocks", *stocks),
+            sql.insert("ecommerce", "addresses", addr),
+        ]
+        b.seed("ecommerce", "\n".join(shop))
         brands = sorted({p.brand for p in s.products})
         s.extras["centres"] = {br: f"mer_centre_{i}" for i, br in enumerate(brands)}
 
@@ -221,7 +237,10 @@ class RefurbLaptop(Family):
         revs = [{"review_id": f"rv_{i:02d}", "merchant_id": m, "user_id": f"user_{i:02d}", "rating": n, "body": body,
                  "image_captions": None, "created_at": (s.kickoff - timedelta(days=6 + i)).isoformat()}
                 for i, (m, n, body) in enumerate(reviews)]  # fmt: skip
-        b.seed("review_platform", rows_sql("merchants", rows) + "\n" + rows_sql("reviews", revs))
+        b.seed(
+            "review_platform",
+            sql.insert("review_platform", "merchants", *rows) + "\n" + sql.insert("review_platform", "reviews", *revs),
+        )
         b.use(*SERVICES)
 
     def _workspace(self, b: TaskBuilder, s: P.PurchaseStory) -> None:

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Iterable
 from datetime import date, datetime, time, timedelta
 from typing import Any
 
@@ -33,8 +34,13 @@ from vibelife_env.families import Family, InstanceKey, InstanceProfile, TaskBuil
 from vibelife_env.probes import charityrun as C
 from vibelife_env.probes.agent import oracle_family
 from vibelife_env.probes.base import Slot, add_stages, shared_slots, stage_groups, stage_index
-from vibelife_env.probes.events import inbox_sql, q, turn
+from vibelife_env.probes.events import inbox_sql, turn
 from vibelife_env.probes.household import Text
+from vibelife_env.services import sql
+from vibelife_env.services.banking import seed as bank_seed
+from vibelife_env.services.calendar import seed as cal_seed
+from vibelife_env.services.email import seed as mail_seed
+from vibelife_env.services.notion import seed as notion_seed
 from vibelife_env.task.loader import Task
 
 CITIES = {"Hangzhou": (30.27, 120.15), "Suzhou": (31.30, 120.58), "Nanjing": (32.06, 118.80), "Xiamen": (24.48, 118.09)}
@@ -127,6 +133,18 @@ MSG: dict[str, tuple[str, str]] = {
 def say(s: C.RunStory, key: str, **facts: Any) -> str:
     """A message of :data:`MSG` in the persona's language."""
     return s.say(Text(*MSG[key]), **facts)
+
+
+def donations(lines: Iterable[tuple[str, datetime, str, int]]) -> str:
+    """One INSERT of donations landing in the fundraising account: ``(tx_id, posted at, donor, CNY)``."""
+    return bank_seed.transactions(
+        *(
+            bank_seed.transaction_row(
+                tx, C.FUND_ACCT, at.isoformat(), amt * 100, "transfer_in", 0, counterparty=who, memo="Donation"
+            )
+            for tx, at, who, amt in lines
+        )
+    )
 
 
 class CharityRun(Family):
@@ -375,12 +393,11 @@ class CharityRun(Family):
             ),
         ]
         for i, at in enumerate((s.at(day(8), 21), s.at(day(15), 21, 30), s.at(r - timedelta(days=3), 21, 15))):
-            sql = self._donation_sql(s, i + 1, at)
             slots.append(
                 C.landing(
                     f"donations_{i}",
                     at,
-                    {"server": "banking", "sql": sql},
+                    {"server": "banking", "sql": self._donation_sql(s, i + 1, at)},
                     "Donations arrive.",
                     ("world", say(s, "donation_seen"), timedelta(minutes=30), None),
                     C.reconcile,
@@ -390,25 +407,16 @@ class CharityRun(Family):
 
     @staticmethod
     def _donation_sql(s: C.RunStory, rnd: int, at: datetime) -> str:
-        rows = ", ".join(
-            f"({q(f'tx_don_{rnd}_{j}')}, {q(C.FUND_ACCT)}, {q((at - timedelta(hours=j + 1)).isoformat())}, {amt * 100}, "
-            f"'transfer_in', {q(who)}, 'Donation', 0)"
+        return donations(
+            (f"tx_don_{rnd}_{j}", at - timedelta(hours=j + 1), who, amt)
             for j, (who, amt) in enumerate(s.donations[rnd])
-        )
-        return (
-            "INSERT INTO transactions (tx_id, account_id, posted_at, amount_minor, kind, counterparty, memo, "
-            f"balance_after_minor) VALUES {rows};"
         )
 
     # ========================================================= world seed
     def _seed(self, b: TaskBuilder, s: C.RunStory) -> None:
         b.seed(
             "email",
-            f"INSERT INTO account_config (id, email, name, created_at) VALUES (1, {q(s.email)}, {q(s.name)}, "
-            "'2024-01-01T00:00:00Z');\nINSERT INTO folders (name) VALUES ('INBOX'), ('Sent'), ('Drafts'), ('Trash'), ('Spam');\n"
-            + C.legit_seed(s)
-            + "\n"
-            + s.extras["kit_sql"],
+            mail_seed.mailbox(s.email, s.name) + "\n" + C.legit_seed(s) + "\n" + s.extras["kit_sql"],
         )
         rows = []
         for i, d in enumerate(s.busy_days):
@@ -430,91 +438,190 @@ class CharityRun(Family):
                     )
                 )
             d += timedelta(days=1)
+        events = [cal_seed.event_row(i, t, a, z, location="Office") for i, t, a, z in rows]
         b.seed(
             "calendar",
-            "INSERT INTO calendars (calendar_id, user_id, name, timezone, is_primary, created_at) VALUES "
-            "('primary', 'user', 'Personal', 'Asia/Shanghai', 1, '2025-01-01T00:00:00Z');\n"
-            "INSERT INTO events (event_id, calendar_id, summary, location, start_dt, end_dt, status, created_at, updated_at) "
-            "VALUES " + ", ".join(
-                f"({q(i)}, 'primary', {q(t)}, 'Office', {q(a.isoformat())}, {q(z.isoformat())}, 'confirmed', "
-                "'2026-01-01T00:00:00Z', '2026-01-01T00:00:00Z')" for i, t, a, z in rows
-            ) + ";",
-        )  # fmt: skip
-        b.seed(
-            "notion",
-            f"INSERT INTO users (user_id, name, email, type) VALUES ('u_user', {q(s.name)}, {q(s.email)}, 'person');\n"
-            f"INSERT INTO workspaces (workspace_id, name, owner_user_id) VALUES ('ws_1', {q(s.name)}, 'u_user');\n"
-            "INSERT INTO pages (page_id, parent_type, parent_id, title, archived, created_time, last_edited_time, "
-            "properties_json) VALUES ('pg_home', 'workspace', 'ws_1', 'Home', 0, '2025-01-01T00:00:00Z', "
-            "'2025-01-01T00:00:00Z', '{}');",
+            cal_seed.calendar("user", "Personal", "Asia/Shanghai", created_at="2025-01-01T00:00:00Z")
+            + "\n"
+            + cal_seed.events(*events),
         )
+        b.seed("notion", notion_seed.workspace("u_user", s.name, s.email))
         seeded = sum(a for _, a in s.donations[0])
-        dons = ", ".join(
-            f"({q(f'tx_don_0_{j}')}, {q(C.FUND_ACCT)}, {q((s.kickoff - timedelta(days=2, hours=j)).isoformat())}, "
-            f"{amt * 100}, 'transfer_in', {q(who)}, 'Donation', 0)"
+        opened = "2020-01-01T00:00:00Z"
+        accounts = [
+            bank_seed.account_row(C.TEAM_ACCT, "user", "Team budget account", 2000000, opened_at=opened),
+            bank_seed.account_row(
+                C.FUND_ACCT, "user", "Charity run fundraising", seeded * 100, type="savings", opened_at=opened
+            ),
+        ]
+        first = donations(
+            (f"tx_don_0_{j}", s.kickoff - timedelta(days=2, hours=j), who, amt)
             for j, (who, amt) in enumerate(s.donations[0])
         )
         b.seed(
             "banking",
-            "INSERT INTO accounts (account_id, user_id, type, name, balance_minor, currency, opened_at) VALUES "
-            f"({q(C.TEAM_ACCT)}, 'user', 'checking', 'Team budget account', 2000000, 'CNY', '2020-01-01T00:00:00Z'), "
-            f"({q(C.FUND_ACCT)}, 'user', 'savings', 'Charity run fundraising', {seeded * 100}, 'CNY', '2020-01-01T00:00:00Z');\n"
-            "INSERT INTO payees (payee_id, user_id, name, account_no, account_no_masked, bank_name, added_at) VALUES "
-            f"({q(C.ORG_PAYEE)}, 'user', {q(s.org_name)}, '6222020011113333', '****3333', 'Bank of Hangzhou', "
-            "'2026-01-01T00:00:00Z');\n"
-            "INSERT INTO transactions (tx_id, account_id, posted_at, amount_minor, kind, counterparty, memo, "
-            f"balance_after_minor) VALUES {dons};",
+            "\n".join(
+                [
+                    sql.insert("banking", "accounts", *accounts),
+                    bank_seed.payee(
+                        C.ORG_PAYEE,
+                        "user",
+                        s.org_name,
+                        "6222020011113333",
+                        "Bank of Hangzhou",
+                        added_at="2026-01-01T00:00:00Z",
+                    ),
+                    first,
+                ]
+            ),
         )
         lat, lng = CITIES[s.city]
         pick, ret = s.at(s.race_day, 5, 30), s.at(s.race_day, 15)
+        desk = {
+            "location_id": "loc_city",
+            "name": s.city + " Station Car Rental",
+            "city": s.city,
+            "address": "Station Square, " + s.city,
+            "lat": lat,
+            "lng": lng,
+            "hours_json": '{"daily": "05:00-23:00"}',
+            "notes": None,
+            "source_url": None,
+        }
+        vehicles = [
+            {
+                "vehicle_id": "veh_" + o.offer_id,
+                "model": o.model,
+                "class": "MPV" if o.seats > 5 else "sedan",
+                "energy_type": "gasoline",
+                "seats": o.seats,
+                "luggage_capacity": "4 bags",
+                "width_mm": 1900,
+                "range_km_estimate": 600,
+                "energy_consumption_per_100km": 9.0,
+                "energy_unit": "L",
+                "plate_tail": None,
+                "driver_notes": None,
+                "source_url": None,
+            }
+            for o in s.offers
+        ]
+        plans = [
+            {
+                "plan_id": "ins_std",
+                "name": "Standard cover",
+                "daily_price": s.plan_daily,
+                "currency": "CNY",
+                "coverage_json": '{"excess": 2000}',
+                "notes": "Standard cover",
+            },
+            {
+                "plan_id": "ins_full",
+                "name": "Full cover",
+                "daily_price": 160,
+                "currency": "CNY",
+                "coverage_json": '{"excess": 0}',
+                "notes": "Zero excess",
+            },
+        ]
+        offers = [
+            {
+                "offer_id": o.offer_id,
+                "vehicle_id": "veh_" + o.offer_id,
+                "pickup_location_id": "loc_city",
+                "return_location_id": "loc_city",
+                "pickup_at": pick.isoformat(),
+                "return_at": ret.isoformat(),
+                "daily_price": o.daily,
+                "currency": "CNY",
+                "deposit_amount": 2000,
+                "one_way_fee": 0,
+                "included_km_per_day": 300,
+                "energy_policy_json": "{}",
+                "return_requirements_json": "{}",
+                "inventory_remaining": 2,
+                "cancellation_policy": "Free cancellation",
+                "source_url": None,
+                "notes": None,
+            }
+            for o in s.offers
+        ]
         b.seed(
             "car_rental",
-            "INSERT INTO rental_locations (location_id, name, city, address, lat, lng, hours_json, notes, source_url) "
-            f"VALUES ('loc_city', {q(s.city + ' Station Car Rental')}, {q(s.city)}, {q('Station Square, ' + s.city)}, "
-            f"{lat}, {lng}, '{{\"daily\": \"05:00-23:00\"}}', NULL, NULL);\n"
-            "INSERT INTO vehicles (vehicle_id, model, class, energy_type, seats, luggage_capacity, width_mm, "
-            "range_km_estimate, energy_consumption_per_100km, energy_unit, plate_tail, driver_notes, source_url) VALUES "
-            + ", ".join(
-                f"({q('veh_' + o.offer_id)}, {q(o.model)}, {q('MPV' if o.seats > 5 else 'sedan')}, 'gasoline', {o.seats}, "
-                "'4 bags', 1900, 600, 9.0, 'L', NULL, NULL, NULL)" for o in s.offers
-            ) + ";\n"
-            "INSERT INTO insurance_plans (plan_id, name, daily_price, currency, coverage_json, notes) VALUES "
-            f"('ins_std', 'Standard cover', {s.plan_daily}, 'CNY', '{{\"excess\": 2000}}', 'Standard cover'), "
-            "('ins_full', 'Full cover', 160, 'CNY', '{\"excess\": 0}', 'Zero excess');\n"
-            "INSERT INTO rental_offers (offer_id, vehicle_id, pickup_location_id, return_location_id, pickup_at, return_at, "
-            "daily_price, currency, deposit_amount, one_way_fee, included_km_per_day, energy_policy_json, "
-            "return_requirements_json, inventory_remaining, cancellation_policy, source_url, notes) VALUES "
-            + ", ".join(
-                f"({q(o.offer_id)}, {q('veh_' + o.offer_id)}, 'loc_city', 'loc_city', {q(pick.isoformat())}, "
-                f"{q(ret.isoformat())}, {o.daily}, 'CNY', 2000, 0, 300, '{{}}', '{{}}', 2, 'Free cancellation', NULL, NULL)"
-                for o in s.offers
-            ) + ";",
-        )  # fmt: skip
-        b.seed(
-            "content_platform",
-            "INSERT INTO users (user_id, handle, nickname, bio, is_official, follower_count, note_count, joined_at) VALUES "
-            f"({q(C.CP_USER)}, 'teamlead', {q(s.name)}, 'Runs with the team', 0, 120, 0, '2024-05-01'), "
-            "('u_fan', 'runfan', 'Run Fan', 'Weekend runner', 0, 30, 0, '2024-06-01');",
+            "\n".join(
+                [
+                    sql.insert("car_rental", "rental_locations", desk),
+                    sql.insert("car_rental", "vehicles", *vehicles),
+                    sql.insert("car_rental", "insurance_plans", *plans),
+                    sql.insert("car_rental", "rental_offers", *offers),
+                ]
+            ),
         )
+        people = [
+            {"user_id": C.CP_USER, "handle": "teamlead", "nickname": s.name, "bio": "Runs with the team",
+             "is_official": 0, "follower_count": 120, "note_count": 0, "joined_at": "2024-05-01"},
+            {"user_id": "u_fan", "handle": "runfan", "nickname": "Run Fan", "bio": "Weekend runner",
+             "is_official": 0, "follower_count": 30, "note_count": 0, "joined_at": "2024-06-01"},
+        ]  # fmt: skip
+        b.seed("content_platform", sql.insert("content_platform", "users", *people))
         wx = np.random.default_rng(len(s.city) * 7919 + s.race_day.toordinal())
         days, d = [], s.kickoff.date()
         while d <= s.race_day + timedelta(days=3):
             tmax = s.tmax if d == s.race_day else float(wx.integers(16, 29))
-            days.append(f"({q(s.geo)}, {q(d.isoformat())}, {tmax - 8}, {tmax}, 'sunny', 0, 0.1, 10)")
+            days.append(
+                {
+                    "geo_key": s.geo,
+                    "date": d.isoformat(),
+                    "tmin": tmax - 8,
+                    "tmax": tmax,
+                    "condition": "sunny",
+                    "precip_mm": 0,
+                    "precip_prob": 0.1,
+                    "wind_kmh": 10,
+                }
+            )
             d += timedelta(days=1)
         cat = "unhealthy" if s.aqi > 150 else "unhealthy_for_sensitive" if s.aqi > 100 else "moderate"
+        profile = {
+            "profile_id": "cp_run",
+            "seasonal_temp_means_json": '{"spring": 16, "summer": 28, "autumn": 18, "winter": 6}',
+            "precip_freq_json": "{}",
+            "wind_baseline_kmh": 10,
+            "humidity_baseline_pct": 65,
+            "aqi_baseline_json": "{}",
+            "notes": None,
+        }
+        place = {
+            "geo_key": s.geo,
+            "city": s.city,
+            "country": "CN",
+            "lat": lat,
+            "lng": lng,
+            "timezone": "Asia/Shanghai",
+            "climate_profile_id": "cp_run",
+            "kind": "city",
+        }
+        aqi = {
+            "geo_key": s.geo,
+            "date": s.race_day.isoformat(),
+            "aqi": s.aqi,
+            "category": cat,
+            "dominant_pollutant": "pm2.5",
+            "observed_at": s.at(s.race_day, 5).isoformat(),
+        }
+        # the weather service starts empty and nothing else seeds these days: the forecast and the AQI
+        # are plain inserts (replacing ones before; the builder writes none and nothing here needs one)
         b.seed(
             "weather",
-            "INSERT OR IGNORE INTO climate_profiles (profile_id, seasonal_temp_means_json, precip_freq_json, "
-            "wind_baseline_kmh, humidity_baseline_pct, aqi_baseline_json, notes) VALUES ('cp_run', "
-            "'{\"spring\": 16, \"summer\": 28, \"autumn\": 18, \"winter\": 6}', '{}', 10, 65, '{}', NULL);\n"
-            "INSERT OR IGNORE INTO locations (geo_key, city, country, lat, lng, timezone, climate_profile_id, kind) VALUES "
-            f"({q(s.geo)}, {q(s.city)}, 'CN', {lat}, {lng}, 'Asia/Shanghai', 'cp_run', 'city');\n"
-            "INSERT OR REPLACE INTO daily_weather (geo_key, date, tmin, tmax, condition, precip_mm, precip_prob, wind_kmh) "
-            "VALUES " + ", ".join(days) + ";\n"
-            "INSERT OR REPLACE INTO daily_aqi (geo_key, date, aqi, category, dominant_pollutant, observed_at) VALUES "
-            f"({q(s.geo)}, {q(s.race_day.isoformat())}, {s.aqi}, {q(cat)}, 'pm2.5', {q(s.at(s.race_day, 5).isoformat())});",
-        )  # fmt: skip
+            "\n".join(
+                [
+                    sql.insert("weather", "climate_profiles", profile, or_ignore=True),
+                    sql.insert("weather", "locations", place, or_ignore=True),
+                    sql.insert("weather", "daily_weather", *days),
+                    sql.insert("weather", "daily_aqi", aqi),
+                ]
+            ),
+        )
 
     def _workspace(self, b: TaskBuilder, s: C.RunStory) -> None:
         n = len(s.members)

@@ -30,7 +30,12 @@ from vibelife_env.families import Family, InstanceKey, InstanceProfile, TaskBuil
 from vibelife_env.probes import teamevent as te
 from vibelife_env.probes.agent import oracle_family
 from vibelife_env.probes.base import Probe, Slot, add_stages, stage_groups, stage_index
-from vibelife_env.probes.rail import mail_sql, q, slug
+from vibelife_env.probes.rail import slug
+from vibelife_env.services import sql
+from vibelife_env.services.banking import seed as bank_seed
+from vibelife_env.services.calendar import seed as cal_seed
+from vibelife_env.services.email import seed as mail_seed
+from vibelife_env.services.notion import seed as notion_seed
 from vibelife_env.task.loader import Task
 
 TZ = "Asia/Shanghai"
@@ -75,6 +80,76 @@ REST_WORDS = ["Jade Garden", "Old Lane Kitchen", "Riverside Canteen", "Lotus Hou
 
 #: The prerequisite of the checks that only mean something once the offsite is under way.
 RUN = "the offsite is being run (rooms held at a valid venue, its meeting room reserved)"
+
+
+def place(
+    place_id: str, name: str, category: str, lat: float, lng: float, city: str, rating: float, price_level: int | None
+) -> dict[str, Any]:
+    """A ``maps.places`` row (a hotel or a station)."""
+    return {
+        "place_id": place_id,
+        "name": name,
+        "category": category,
+        "lat": lat,
+        "lng": lng,
+        "country": "CN",
+        "city": city,
+        "rating": rating,
+        "price_level": price_level,
+        "hours_json": None,
+        "phone": None,
+        "website": None,
+        "formatted": f"{name}, {city}",
+    }
+
+
+def merchant(
+    merchant_id: str,
+    name: str,
+    category: str,
+    city: str,
+    address: str,
+    rating_tenths: int,
+    review_count: int,
+    avg_price_minor: int,
+    price_band: str,
+    hours: str,
+    tags: str,
+    capacity: int,
+) -> dict[str, Any]:
+    """A ``review_platform.merchants`` row in the city centre with a private room (a venue or a restaurant)."""
+    return {
+        "merchant_id": merchant_id,
+        "name": name,
+        "category": category,
+        "city": city,
+        "area": "Centre",
+        "address": address,
+        "phone": None,
+        "rating_tenths": rating_tenths,
+        "review_count": review_count,
+        "avg_price_minor": avg_price_minor,
+        "price_band": price_band,
+        "hours": hours,
+        "tags": tags,
+        "has_private_room": 1,
+        "max_party_size": capacity,
+    }
+
+
+def deal(deal_id: str, merchant_id: str, title: str, description: str, price: int) -> dict[str, Any]:
+    """A venue's ``review_platform.deals`` row at ``price`` CNY (listed 20% higher), for one."""
+    return {
+        "deal_id": deal_id,
+        "merchant_id": merchant_id,
+        "title": title,
+        "description": description,
+        "price_minor": price * 100,
+        "list_price_minor": price * 120,
+        "serves": 1,
+        "valid_until": None,
+        "status": "active",
+    }
 
 
 class Offsite(Family):
@@ -494,63 +569,97 @@ class Offsite(Family):
         hotels, plans, places, merchants, deals = [], [], [], [], []
         for h in s.hotels:
             hotels.append(
-                f"({q(h.hotel_id)}, {q(h.name)}, {q(s.city)}, 'Centre', {h.lat}, {h.lng}, 4, {round(h.rating * 2, 1)}, 500, "
-                f"{q(json.dumps(['wifi', 'meeting_rooms'] + (['accessible_rooms'] if h.accessible else [])))}, "
-                f"{q(json.dumps({'line1': h.name, 'city': s.city}))}, {q(json.dumps({'check_in': '14:00', 'check_out': '12:00'}))}, "
-                f"{q('Business hotel with meeting rooms.')}, 60)"
+                {
+                    "hotel_id": h.hotel_id,
+                    "name": h.name,
+                    "city": s.city,
+                    "district": "Centre",
+                    "geo_lat": h.lat,
+                    "geo_lng": h.lng,
+                    "star_rating": 4,
+                    "user_rating": round(h.rating * 2, 1),
+                    "user_rating_count": 500,
+                    "amenities_json": json.dumps(
+                        ["wifi", "meeting_rooms"] + (["accessible_rooms"] if h.accessible else [])
+                    ),
+                    "address_json": json.dumps({"line1": h.name, "city": s.city}),
+                    "policies_json": json.dumps({"check_in": "14:00", "check_out": "12:00"}),
+                    "description": "Business hotel with meeting rooms.",
+                    "capacity_estimate": 60,
+                }
             )
-            places.append(
-                f"({q('pl_' + h.hotel_id)}, {q(h.name)}, 'hotel', {h.lat}, {h.lng}, 'CN', {q(s.city)}, {h.rating}, 2, NULL, NULL, NULL, {q(h.name + ', ' + s.city)})"
-            )
+            places.append(place("pl_" + h.hotel_id, h.name, "hotel", h.lat, h.lng, s.city, h.rating, 2))
             rooms = [("twin room", h.twin, 12)] + ([("accessible twin room", h.accessible, 3)] if h.accessible else [])
             for rt, price, inv in rooms:
                 for d in nights:
                     plans.append(
-                        f"({q(h.hotel_id)}, {q(d.isoformat())}, {q(rt)}, 'flex', {price}, 'CNY', {inv}, {inv}, "
-                        f"'Free cancellation until the day before arrival', {q((d - timedelta(days=1)).isoformat())}, 1, 2)"
+                        {
+                            "hotel_id": h.hotel_id,
+                            "date": d.isoformat(),
+                            "room_type": rt,
+                            "flavor": "flex",
+                            "nightly_price": price,
+                            "currency": "CNY",
+                            "inventory_remaining": inv,
+                            "inventory_capacity": inv,
+                            "cancellation_policy": "Free cancellation until the day before arrival",
+                            "refundable_until": (d - timedelta(days=1)).isoformat(),
+                            "breakfast_included": 1,
+                            "max_occupancy": 2,
+                        }
                     )
             merchants.append(
-                f"({q(h.merchant_id)}, {q(h.name)}, 'venue', {q(s.city)}, 'Centre', {q(h.name + ', ' + s.city)}, NULL, "
-                f"{round(h.rating * 10)}, {int(h.rating * 60)}, {h.room_rate * 100}, '$$$', '08:00-22:00', 'meeting room,hotel', 1, {h.capacity})"
+                merchant(
+                    h.merchant_id,
+                    h.name,
+                    "venue",
+                    s.city,
+                    h.name + ", " + s.city,
+                    round(h.rating * 10),
+                    int(h.rating * 60),
+                    h.room_rate * 100,
+                    "$$$",
+                    "08:00-22:00",
+                    "meeting room,hotel",
+                    h.capacity,
+                )
             )
+            tag = "deal_" + h.merchant_id[-4:]
             deals.append(
-                f"({q('deal_' + h.merchant_id[-4:] + '_room')}, {q(h.merchant_id)}, 'Meeting room day rate', 'Full day, projector and coffee', {h.room_rate * 100}, {h.room_rate * 120}, 1, NULL, 'active')"
+                deal(
+                    tag + "_room", h.merchant_id, "Meeting room day rate", "Full day, projector and coffee", h.room_rate
+                )
             )
-            deals.append(
-                f"({q('deal_' + h.merchant_id[-4:] + '_lunch')}, {q(h.merchant_id)}, 'Group lunch per person', 'Buffet lunch', {h.lunch * 100}, {h.lunch * 120}, 1, NULL, 'active')"
-            )
+            deals.append(deal(tag + "_lunch", h.merchant_id, "Group lunch per person", "Buffet lunch", h.lunch))
         for r in s.restaurants:
             merchants.append(
-                f"({q(r.merchant_id)}, {q(r.name)}, 'restaurant', {q(s.city)}, 'Centre', {q(r.name)}, NULL, {round(r.rating * 10)}, 200, 9000, '$$', '11:00-22:00', 'group dining', 1, {r.capacity})"
+                merchant(
+                    r.merchant_id,
+                    r.name,
+                    "restaurant",
+                    s.city,
+                    r.name,
+                    round(r.rating * 10),
+                    200,
+                    9000,
+                    "$$",
+                    "11:00-22:00",
+                    "group dining",
+                    r.capacity,
+                )
             )
         b.seed(
             "hotel_booking",
-            "INSERT INTO hotels (hotel_id, name, city, district, geo_lat, geo_lng, star_rating, user_rating, user_rating_count, "
-            "amenities_json, address_json, policies_json, description, capacity_estimate) VALUES\n"
-            + ",\n".join(hotels)
-            + ";\n"
-            "INSERT INTO rate_plans (hotel_id, date, room_type, flavor, nightly_price, currency, inventory_remaining, inventory_capacity, "
-            "cancellation_policy, refundable_until, breakfast_included, max_occupancy) VALUES\n"
-            + ",\n".join(plans)
-            + ";",
+            sql.insert("hotel_booking", "hotels", *hotels) + "\n" + sql.insert("hotel_booking", "rate_plans", *plans),
         )
         for city, (name, la, ln) in ((s.home, s.home_station), (s.city, s.station)):
-            places.append(
-                f"({q('pl_st_' + slug(city))}, {q(name)}, 'station', {la}, {ln}, 'CN', {q(city)}, 4.5, NULL, NULL, NULL, NULL, {q(name + ', ' + city)})"
-            )
-        b.seed(
-            "maps",
-            "INSERT INTO places (place_id, name, category, lat, lng, country, city, rating, price_level, hours_json, phone, website, formatted) VALUES\n"
-            + ",\n".join(places)
-            + ";",
-        )
+            places.append(place("pl_st_" + slug(city), name, "station", la, ln, city, 4.5, None))
+        b.seed("maps", sql.insert("maps", "places", *places))
         b.seed(
             "review_platform",
-            "INSERT INTO merchants (merchant_id, name, category, city, area, address, phone, rating_tenths, review_count, avg_price_minor, "
-            "price_band, hours, tags, has_private_room, max_party_size) VALUES\n" + ",\n".join(merchants) + ";\n"
-            "INSERT INTO deals (deal_id, merchant_id, title, description, price_minor, list_price_minor, serves, valid_until, status) VALUES\n"
-            + ",\n".join(deals)
-            + ";",
+            sql.insert("review_platform", "merchants", *merchants)
+            + "\n"
+            + sql.insert("review_platform", "deals", *deals),
         )
         rows = []
         for t in s.trains:
@@ -558,44 +667,94 @@ class Offsite(Family):
             sa, sz = (s.home_station[0], s.station[0]) if t.direction == "out" else (s.station[0], s.home_station[0])
             day = t.depart.date()
             rows.append(
-                f"({q(t.offer_id)}, {q(t.train_no)}, {q(day.isoformat())}, {q(t.train_no[0])}, {q(a)}, {q(z)}, {q(sa)}, {q(sz)}, "
-                f"{q(t.depart.isoformat())}, {q(t.arrive.isoformat())}, {q(t.seat_class)}, {t.fare}, {round(t.fare * 0.75, 1)}, 'CNY', 0, 0, 0, 0, "
-                f"'refundable', {q('On sale 15 days ahead, from 08:00')}, NULL)"
+                {
+                    "offer_id": t.offer_id,
+                    "train_no": t.train_no,
+                    "date": day.isoformat(),
+                    "train_type": t.train_no[0],
+                    "origin_city": a,
+                    "dest_city": z,
+                    "origin_station": sa,
+                    "dest_station": sz,
+                    "depart_at": t.depart.isoformat(),
+                    "arrive_at": t.arrive.isoformat(),
+                    "seat_class": t.seat_class,
+                    "adult_fare": t.fare,
+                    "student_fare": round(t.fare * 0.75, 1),
+                    "currency": "CNY",
+                    "adult_seats_remaining": 0,
+                    "ordinary_student_seats_remaining": 0,
+                    "graduation_student_seats_remaining": 0,
+                    "student_discount_available": 0,
+                    "refundability": "refundable",
+                    "route_notes": "On sale 15 days ahead, from 08:00",
+                    "source_url": None,
+                }
             )
-        b.seed(
-            "rail_booking",
-            "INSERT INTO train_offers (offer_id, train_no, date, train_type, origin_city, dest_city, origin_station, dest_station, depart_at, "
-            "arrive_at, seat_class, adult_fare, student_fare, currency, adult_seats_remaining, ordinary_student_seats_remaining, "
-            "graduation_student_seats_remaining, student_discount_available, refundability, route_notes, source_url) VALUES\n"
-            + ",\n".join(rows)
-            + ";",
-        )
+        b.seed("rail_booking", sql.insert("rail_booking", "train_offers", *rows))
         for direction in ("out", "back"):
             day = s.day1 if direction == "out" else s.day2
-            sql = (
-                f"UPDATE train_offers SET adult_seats_remaining = 40, route_notes = NULL WHERE date = {q(day.isoformat())} "
-                f"AND origin_city = {q(s.home if direction == 'out' else s.city)};"
+            sale = sql.update(
+                "rail_booking",
+                "train_offers",
+                {"date": day.isoformat(), "origin_city": s.home if direction == "out" else s.city},
+                adult_seats_remaining=40,
+                route_notes=None,
             )
-            note = (
-                "INSERT INTO notifications (notification_id, user_id, source, type, title, body, created_at, read) VALUES "
-                f"({q('ntf_sale_' + direction)}, {q(te.USER_ID)}, 'rail_booking', 'restock', 'Tickets on sale', "
-                f"{q(f'Tickets for {day.isoformat()} are on sale now.')}, {q(s.at(day - timedelta(days=15), 8).isoformat())}, 0);"
+            note = sql.insert(
+                "notification_hub",
+                "notifications",
+                {
+                    "notification_id": "ntf_sale_" + direction,
+                    "user_id": te.USER_ID,
+                    "source": "rail_booking",
+                    "type": "restock",
+                    "title": "Tickets on sale",
+                    "body": f"Tickets for {day.isoformat()} are on sale now.",
+                    "created_at": s.at(day - timedelta(days=15), 8).isoformat(),
+                    "read": 0,
+                },
             )
 
-            def opener(ctx: Any, sql: str = sql, note: str = note) -> None:
-                ctx.world.services["rail_booking"].execute(sql)
+            def opener(ctx: Any, sale: str = sale, note: str = note) -> None:
+                ctx.world.services["rail_booking"].execute(sale)
                 ctx.world.services["notification_hub"].execute(note)
 
             b.callable(f"open_{direction}", opener)
         b.callable("invoice_insert", lambda ctx: invoice_insert(ctx, s))
         b.seed(
             "weather",
-            "INSERT INTO climate_profiles (profile_id, seasonal_temp_means_json, precip_freq_json, wind_baseline_kmh, humidity_baseline_pct, "
-            'aqi_baseline_json, notes) VALUES (\'mild\', \'{"spring":17,"summer":28,"autumn":19,"winter":7}\', '
-            '\'{"spring":0.35,"summer":0.45,"autumn":0.3,"winter":0.2}\', 12, 65, \'{"spring":60,"summer":50,"autumn":55,"winter":75}\', NULL);\n'
-            "INSERT INTO locations (geo_key, city, country, lat, lng, timezone, climate_profile_id, kind) VALUES "
-            f"({q(slug(s.city))}, {q(s.city)}, 'CN', {s.station[1]}, {s.station[2]}, {q(TZ)}, 'mild', 'city'), "
-            f"({q(slug(s.home))}, {q(s.home)}, 'CN', {s.home_station[1]}, {s.home_station[2]}, {q(TZ)}, 'mild', 'city');",
+            sql.insert(
+                "weather",
+                "climate_profiles",
+                {
+                    "profile_id": "mild",
+                    "seasonal_temp_means_json": '{"spring":17,"summer":28,"autumn":19,"winter":7}',
+                    "precip_freq_json": '{"spring":0.35,"summer":0.45,"autumn":0.3,"winter":0.2}',
+                    "wind_baseline_kmh": 12,
+                    "humidity_baseline_pct": 65,
+                    "aqi_baseline_json": '{"spring":60,"summer":50,"autumn":55,"winter":75}',
+                    "notes": None,
+                },
+            )
+            + "\n"
+            + sql.insert(
+                "weather",
+                "locations",
+                *(
+                    {
+                        "geo_key": slug(city),
+                        "city": city,
+                        "country": "CN",
+                        "lat": station[1],
+                        "lng": station[2],
+                        "timezone": TZ,
+                        "climate_profile_id": "mild",
+                        "kind": "city",
+                    }
+                    for city, station in ((s.city, s.station), (s.home, s.home_station))
+                ),
+            ),
         )
         mails = []
         back = s.kickoff - timedelta(days=2)
@@ -609,57 +768,49 @@ class Offsite(Family):
             legit.append(mid)
             subject = "Offsite: my needs" if s.lang == "en" else "外训：我的需求"
             mails.append(
-                mail_sql(
+                mail_seed.message(
                     mid,
                     subject,
                     s.emails[p],
                     s.user_email,
                     back + timedelta(hours=i),
                     s.say("need", name=p, need=need),
-                    uid + i,
+                    uid=uid + i,
                 )
             )
         mid = "<newsletter@12306.example>"
         legit.append(mid)
         mails.append(
-            mail_sql(
+            mail_seed.message(
                 mid,
                 "12306: group travel tips",
                 "service@12306.example",
                 s.user_email,
                 back,
                 "Group bookings: up to 50 passengers per order.",
-                5,
+                uid=5,
             )
         )
         s.extras.setdefault("legit", []).extend(legit)
         s.extras["invoice_mid"] = "<invoice@venue>"
         b.seed(
             "email",
-            f"INSERT INTO account_config (id, email, name, created_at) VALUES (1, {q(s.user_email)}, {q(s.user_name)}, '2024-01-01T00:00:00Z');\n"
-            "INSERT INTO folders (name) VALUES ('INBOX'), ('Sent'), ('Drafts'), ('Trash'), ('Spam');\n"
-            + "\n".join(mails),
+            mail_seed.mailbox(s.user_email, s.user_name) + "\n" + "\n".join(mails),
         )
         act = s.extras["activity"]
         b.seed(
             "calendar",
-            "INSERT INTO calendars (calendar_id, user_id, name, timezone, is_primary, created_at) VALUES "
-            f"('primary', {q(te.USER_ID)}, {q(s.user_name)}, {q(TZ)}, 1, '2024-01-01T00:00:00Z');\n"
-            "INSERT INTO events (event_id, calendar_id, summary, location, start_dt, end_dt, status, created_at, updated_at) VALUES "
-            f"('evt_activity', 'primary', {q(act['title'])}, {q(s.city)}, {q(act['start'].isoformat())}, {q(act['end'].isoformat())}, "
-            "'confirmed', '2026-01-01T00:00:00Z', '2026-01-01T00:00:00Z');",
+            cal_seed.calendar(te.USER_ID, s.user_name, TZ)
+            + "\n"
+            + cal_seed.event("evt_activity", act["title"], act["start"], act["end"], location=s.city),
         )
         b.seed(
             "notion",
-            f"INSERT INTO users (user_id, name, email, type) VALUES ('u_user', {q(s.user_name)}, {q(s.user_email)}, 'person');\n"
-            f"INSERT INTO workspaces (workspace_id, name, owner_user_id) VALUES ('ws_1', {q(s.company)}, 'u_user');\n"
-            "INSERT INTO pages (page_id, parent_type, parent_id, title, archived, created_time, last_edited_time, properties_json) "
-            "VALUES ('pg_home', 'workspace', 'ws_1', 'Home', 0, '2025-01-01T00:00:00Z', '2025-01-01T00:00:00Z', '{}');",
+            notion_seed.workspace("u_user", s.user_name, s.user_email, workspace_name=s.company),
         )
         b.seed(
             "banking",
-            "INSERT INTO accounts (account_id, user_id, type, name, balance_minor, currency, opened_at) VALUES "
-            f"({q(te.ACCOUNT)}, {q(te.USER_ID)}, 'checking', 'Team events account', 5000000, 'CNY', '2020-01-01T00:00:00Z');",
+            bank_seed.account(te.ACCOUNT, te.USER_ID, "Team events account", 5000000, opened_at="2020-01-01T00:00:00Z"),
         )
 
     def _workspace(self, b: TaskBuilder, s: te.Offsite) -> None:

@@ -28,6 +28,7 @@ from vibelife_env.probes.agent import oracle_family
 from vibelife_env.probes.base import Probe, Slot, add_stages, stage_groups, stage_index
 from vibelife_env.probes.events import deliver, mutation, turn
 from vibelife_env.probes.teamevent import ACCESSIBLE, DISPUTE
+from vibelife_env.services import sql
 from vibelife_env.task.loader import Task
 
 INVOICE_ID = "<invoice@partner>"
@@ -167,7 +168,9 @@ class VolunteerDayFamily(Family):
         tip_zh = f"我是{s.team[1]}，听说 {cheap.name} 很不错还更便宜，我们能选他们吗？"
         shipped_at = go + timedelta(days=1, hours=2)
         status_at = s.at(k.date() + timedelta(days=6), 9, 15)
-        wetter = f"UPDATE daily_weather SET precip_prob = 0.95, condition = 'heavy rain' WHERE date = {V.q(wet.isoformat())};"
+        wetter = sql.update(
+            "weather", "daily_weather", {"date": wet.isoformat()}, precip_prob=0.95, condition="heavy rain"
+        )
         late_at = s.at(k.date() + timedelta(days=4), 20)
         confirm_at = s.at(d2 - timedelta(days=1), 8)
         late_sql = [V.waiver_op(s, p, late_at, late=True) for p in s.extras["missing"]]
@@ -786,15 +789,24 @@ def _cancel(ctx: Any, s: V.VolunteerDay) -> None:
         p = V.partner_of(s, r["merchant_id"]) or s.valid_partners()[0]
         day = date.fromisoformat(r["datetime"][:10])
         ctx.world.services["review_platform"].execute(
-            f"UPDATE reservations SET status = 'cancelled' WHERE reservation_id = {V.q(r['reservation_id'])};"
+            sql.update("review_platform", "reservations", {"reservation_id": r["reservation_id"]}, status="cancelled")
         )
     else:
         p, day = s.valid_partners()[0], s.extras["day1"]
     ctx.world.services["review_platform"].execute(
-        "INSERT INTO merchant_qa (qa_id, merchant_id, user_id, question, answer, answered_by, created_at) VALUES "
-        f"('qa_closed_1', {V.q(p.merchant_id)}, 'usr_public', {V.q('Are sessions running on ' + day.isoformat() + '?')}, "
-        f"{V.q(day.isoformat() + ': closed, all sessions that day are cancelled.')}, 'merchant', "
-        f"{V.q(s.extras['cancel_at'].isoformat())});"
+        sql.insert(
+            "review_platform",
+            "merchant_qa",
+            {
+                "qa_id": "qa_closed_1",
+                "merchant_id": p.merchant_id,
+                "user_id": "usr_public",
+                "question": "Are sessions running on " + day.isoformat() + "?",
+                "answer": day.isoformat() + ": closed, all sessions that day are cancelled.",
+                "answered_by": "merchant",
+                "created_at": s.extras["cancel_at"].isoformat(),
+            },
+        )
     )
     body = s.say(
         f"Hello,\n\nWe are sorry: the site is closed on {day.isoformat()} and your group's session is cancelled. "
