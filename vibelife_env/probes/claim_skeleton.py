@@ -21,7 +21,11 @@ from vibelife_env.probes.agent import oracle_family
 from vibelife_env.probes.base import Probe, Slot, add_stages, shared_slots, stage_groups, stage_index
 from vibelife_env.probes.cards import insert_mail
 from vibelife_env.probes.legal import ClaimAgent, ClaimStory, fee_for, final_claim, fmt
-from vibelife_env.probes.tax import mail_sql, q
+from vibelife_env.services import sql
+from vibelife_env.services.banking import seed as bank_seed
+from vibelife_env.services.calendar import seed as cal_seed
+from vibelife_env.services.email import seed as mail_seed
+from vibelife_env.services.notion import seed as notion_seed
 from vibelife_env.task.loader import Task
 
 GIVEN = ["Wei", "Na", "Jie", "Min", "Hao", "Lan", "Yu", "Ting", "Qiang", "Fang", "Lei", "Xin"]
@@ -325,7 +329,7 @@ class SmallClaim(Family):
         if key.startswith("question_"):
             return [self._question(s, key, day)]
         if key.startswith("review_"):
-            news = mail_sql(
+            news = mail_seed.message(
                 f"<news-{key}@city-life.example>", s.say("This week in the city", "本周城市生活"), "news@city-life.example",
                 s.email, s.at(day, 7, 30), s.say("Markets, concerts and the weather for the week.", "本周市集、音乐会和天气。"),
             )  # fmt: skip
@@ -531,43 +535,57 @@ class SmallClaim(Family):
              s.say("Markets, concerts and the weather for the week.", "本周市集、音乐会和天气。")),
         ]  # fmt: skip
         s.extras["legit_mail"] = [m[0] for m in seeded] + [m[0] for m in other[:2]]
-        mails = [mail_sql(mid, subj, snd, s.email, before(ago), body) for mid, subj, snd, ago, body, _ in seeded]
-        mails += [mail_sql(mid, subj, snd, s.email, before(ago), body) for mid, subj, snd, ago, body in other]
-        b.seed(
-            "email",
-            f"INSERT INTO account_config (id, email, name, created_at) VALUES (1, '{s.email}', {q(s.name)}, '2024-01-01T00:00:00Z');\n"
-            "INSERT INTO folders (name) VALUES ('INBOX'), ('Sent'), ('Drafts'), ('Trash'), ('Spam');\n"
-            + "\n".join(mails),
-        )
+        mails = [
+            mail_seed.message(mid, subj, snd, s.email, before(ago), body) for mid, subj, snd, ago, body, _ in seeded
+        ]
+        mails += [mail_seed.message(mid, subj, snd, s.email, before(ago), body) for mid, subj, snd, ago, body in other]
+        b.seed("email", "\n".join([mail_seed.mailbox(s.email, s.name), *mails]))
         opened = "2018-04-01T00:00:00Z"
         b.seed(
             "banking",
-            "INSERT INTO accounts (account_id, user_id, type, name, balance_minor, currency, opened_at) VALUES "
-            f"('acc_current', '{s.user_key}', 'checking', 'Current account', {int(rng.integers(20, 60)) * 100_000}, 'CNY', '{opened}'), "
-            f"('acc_savings', '{s.user_key}', 'savings', 'Savings', {int(rng.integers(50, 200)) * 100_000}, 'CNY', '{opened}');\n"
-            "INSERT INTO payees (payee_id, user_id, name, account_no, account_no_masked, bank_name, added_at) VALUES "
-            f"('pay_landlord', '{s.user_key}', 'Landlord', '6222 0000 1111 2222', '****2222', 'ICBC', '{opened}');",
+            sql.insert(
+                "banking",
+                "accounts",
+                bank_seed.account_row(
+                    "acc_current", s.user_key, "Current account", int(rng.integers(20, 60)) * 100_000, opened_at=opened
+                ),
+                bank_seed.account_row(
+                    "acc_savings",
+                    s.user_key,
+                    "Savings",
+                    int(rng.integers(50, 200)) * 100_000,
+                    opened_at=opened,
+                    type="savings",
+                ),
+            )
+            + "\n"
+            + bank_seed.payee("pay_landlord", s.user_key, "Landlord", "6222 0000 1111 2222", "ICBC", added_at=opened),
         )
+        dentist = s.kickoff.date() + timedelta(days=3)
         b.seed(
             "calendar",
-            "INSERT INTO calendars (calendar_id, user_id, name, timezone, is_primary, created_at) VALUES "
-            f"('primary', '{s.user_key}', {q(s.name)}, 'Asia/Shanghai', 1, '2024-01-01T00:00:00Z');\n"
-            "INSERT INTO events (event_id, calendar_id, summary, location, start_dt, end_dt, status, created_at, updated_at) VALUES "
-            f"('evt_dentist', 'primary', 'Dentist', NULL, '{s.at(s.kickoff.date() + timedelta(days=3), 17).isoformat()}', "
-            f"'{s.at(s.kickoff.date() + timedelta(days=3), 18).isoformat()}', 'confirmed', '2026-01-01T00:00:00Z', '2026-01-01T00:00:00Z');",
+            cal_seed.calendar(s.user_key, s.name, "Asia/Shanghai")
+            + "\n"
+            + cal_seed.event("evt_dentist", "Dentist", s.at(dentist, 17), s.at(dentist, 18)),
         )
-        b.seed(
-            "notion",
-            f"INSERT INTO users (user_id, name, email, type) VALUES ('u_{s.user_key}', {q(s.name)}, '{s.email}', 'person');\n"
-            f"INSERT INTO workspaces (workspace_id, name, owner_user_id) VALUES ('ws_1', {q(s.name)}, 'u_{s.user_key}');\n"
-            "INSERT INTO pages (page_id, parent_type, parent_id, title, archived, created_time, last_edited_time, properties_json) "
-            "VALUES ('pg_home', 'workspace', 'ws_1', 'Home', 0, '2025-01-01T00:00:00Z', '2025-01-01T00:00:00Z', '{}');",
-        )
+        b.seed("notion", notion_seed.workspace(f"u_{s.user_key}", s.name, s.email))
         b.seed(
             "notification_hub",
-            "INSERT INTO subscriptions (subscription_id, user_id, source, type, target, condition_json, status, created_at, updated_at) "
-            f"VALUES ('sub_reg', '{s.user_key}', 'legal_search', 'policy_update', {q(city['reg_name'])}, NULL, 'active', "
-            "'2025-06-01T00:00:00Z', '2025-06-01T00:00:00Z');",
+            sql.insert(
+                "notification_hub",
+                "subscriptions",
+                {
+                    "subscription_id": "sub_reg",
+                    "user_id": s.user_key,
+                    "source": "legal_search",
+                    "type": "policy_update",
+                    "target": city["reg_name"],
+                    "condition_json": None,
+                    "status": "active",
+                    "created_at": "2025-06-01T00:00:00Z",
+                    "updated_at": "2025-06-01T00:00:00Z",
+                },
+            ),
         )
         self._corpus(b, s, rng)
         places = [("pl_home", f"{s.name}'s home", "residence", *city["home"], f"Home of {s.name}, {s.city}")]
@@ -577,13 +595,28 @@ class SmallClaim(Family):
             )
         b.seed(
             "maps",
-            "INSERT INTO places (place_id, name, category, lat, lng, country, city, rating, price_level, hours_json, phone, "
-            "website, formatted) VALUES "
-            + ", ".join(
-                f"({q(p)}, {q(n)}, '{cat}', {lat}, {lng}, 'China', {q(s.city)}, NULL, NULL, NULL, NULL, NULL, {q(f)})"
-                for p, n, cat, lat, lng, f in places
-            )
-            + ";",
+            sql.insert(
+                "maps",
+                "places",
+                *(
+                    {
+                        "place_id": p,
+                        "name": n,
+                        "category": cat,
+                        "lat": lat,
+                        "lng": lng,
+                        "country": "China",
+                        "city": s.city,
+                        "rating": None,
+                        "price_level": None,
+                        "hours_json": None,
+                        "phone": None,
+                        "website": None,
+                        "formatted": f,
+                    }
+                    for p, n, cat, lat, lng, f in places
+                ),
+            ),
         )
         reviews = []
         low = s.extras["low_reviews"]
@@ -591,19 +624,58 @@ class SmallClaim(Family):
             rating = int(rng.integers(1, 3)) if i < low else int(rng.integers(3, 6))
             body = ("Left the job unfinished." if rating <= 2 else "Fine, on time.") + f" ({i + 1})"
             at = (s.kickoff - timedelta(days=200 - 9 * i)).isoformat()
-            reviews.append(f"('rv_{i:03d}', {q(d['merchant_id'])}, 'user_{i:03d}', {rating}, {q(body)}, NULL, '{at}')")
+            reviews.append((f"rv_{i:03d}", d["merchant_id"], f"user_{i:03d}", rating, body, at))
         total = len(reviews)
+        reviews.append(("rv_other_1", "mer_hs_other", "user_x", 5, "Great.", "2025-01-01T00:00:00Z"))
+        shop = {"category": "home_service", "city": city["cn"]}
+        rest = {"avg_price_minor": 0, "price_band": "$$", "hours": None, "tags": None, "has_private_room": 0}
         b.seed(
             "review_platform",
-            "INSERT INTO merchants (merchant_id, name, category, city, area, address, phone, rating_tenths, review_count, "
-            "avg_price_minor, price_band, hours, tags, has_private_room, max_party_size) VALUES "
-            f"({q(d['merchant_id'])}, {q(d['en'] + ' ' + d['zh'])}, 'home_service', {q(city['cn'])}, {q(s.court['district'])}, "
-            f"{q(s.court['district'] + ' 18号')}, NULL, 31, {total}, 0, '$$', NULL, NULL, 0, 0), "
-            f"('mer_hs_other', 'Anxin Home Services 安心家政', 'home_service', {q(city['cn'])}, {q(s.other_court['district'])}, "
-            f"{q(s.other_court['district'] + ' 7号')}, NULL, 46, 2, 0, '$$', NULL, NULL, 0, 0);\n"
-            "INSERT INTO reviews (review_id, merchant_id, user_id, rating, body, image_captions, created_at) VALUES "
-            + ", ".join(reviews)
-            + ", ('rv_other_1', 'mer_hs_other', 'user_x', 5, 'Great.', NULL, '2025-01-01T00:00:00Z');",
+            sql.insert(
+                "review_platform",
+                "merchants",
+                {
+                    "merchant_id": d["merchant_id"],
+                    "name": d["en"] + " " + d["zh"],
+                    **shop,
+                    "area": s.court["district"],
+                    "address": s.court["district"] + " 18号",
+                    "phone": None,
+                    "rating_tenths": 31,
+                    "review_count": total,
+                    **rest,
+                    "max_party_size": 0,
+                },
+                {
+                    "merchant_id": "mer_hs_other",
+                    "name": "Anxin Home Services 安心家政",
+                    **shop,
+                    "area": s.other_court["district"],
+                    "address": s.other_court["district"] + " 7号",
+                    "phone": None,
+                    "rating_tenths": 46,
+                    "review_count": 2,
+                    **rest,
+                    "max_party_size": 0,
+                },
+            )
+            + "\n"
+            + sql.insert(
+                "review_platform",
+                "reviews",
+                *(
+                    {
+                        "review_id": r,
+                        "merchant_id": m,
+                        "user_id": u,
+                        "rating": n,
+                        "body": body,
+                        "image_captions": None,
+                        "created_at": at,
+                    }
+                    for r, m, u, n, body, at in reviews
+                ),
+            ),
         )
         self._workspace(b, s)
 
@@ -662,21 +734,22 @@ class SmallClaim(Family):
             num = f"({when.year}){city['abbr']}01{10 + i}民初{int(rng.integers(1000, 9999))}号"
             title = f"{kws.split(',')[0]}纠纷案 ({note})"
             summary = f"{kws.split(',')[0]}合同纠纷，{outcome} ({note})"
+            cause = kws.split(",")[0] + "纠纷"
             cases.append(
-                f"({q(ids[i])}, {q(num)}, {q(title)}, {q(cid)}, {q(ctype)}, {q(kws.split(',')[0] + '纠纷')}, '{when.isoformat()}', "
-                f"'原告张某，被告某公司', {q(summary)}, '事实从略', '理由从略', {q(summary)}, {q(outcome)}, {q(outcome)}, {q(kws)})"
-            )
+                (ids[i], num, title, cid, ctype, cause, when.isoformat(), "原告张某，被告某公司", summary, "事实从略",
+                 "理由从略", summary, outcome, outcome, kws)
+            )  # fmt: skip
         s.extras["case_ids"] = ids
         b.seed(
             "legal_search",
-            "INSERT INTO courts (court_id, name, level, region) VALUES "
-            + ", ".join(f"({q(a)}, {q(n)}, {q(lv)}, {q(r)})" for a, n, lv, r in courts)
-            + ";\nINSERT INTO statutes (statute_id, name, short_name, issuer, effective_date, status, summary) VALUES "
-            + ", ".join("(" + ", ".join(q(x) for x in row) + ")" for row in statutes)
-            + ";\nINSERT INTO statute_articles (article_id, statute_id, article_no, seq, heading, text) VALUES "
-            + ", ".join(f"({q(a)}, {q(st)}, {q(no)}, {seq}, {q(h)}, {q(t)})" for a, st, no, seq, h, t in articles)
-            + ";\nINSERT INTO cases (case_id, case_number, title, court_id, case_type, cause, judgment_date, parties, summary, "
-            "facts, reasoning, holding, ruling, outcome, keywords) VALUES " + ",\n".join(cases) + ";",
+            "\n".join(
+                [
+                    legal.corpus_sql("courts", *courts),
+                    legal.corpus_sql("statutes", *statutes),
+                    legal.corpus_sql("statute_articles", *articles),
+                    legal.corpus_sql("cases", *cases),
+                ]
+            ),
         )
 
     def _workspace(self, b: TaskBuilder, s: ClaimStory) -> None:

@@ -29,9 +29,11 @@ from typing import Any
 from vibelife_env.checks import state, text
 from vibelife_env.probes import midterm, rental
 from vibelife_env.probes.base import Probe, Slot
-from vibelife_env.probes.events import inbox_sql, mutation, rows_sql, turn
+from vibelife_env.probes.events import mutation, turn
 from vibelife_env.probes.rental import FlatStory, Gen, RentalAgent
 from vibelife_env.probes.studentlet import agency_mail
+from vibelife_env.services.email import seed as mail_seed
+from vibelife_env.services.sql import insert
 
 
 # ============================================================ world reads
@@ -105,7 +107,7 @@ class GiftCardScam(Probe):
     def slots(self, story: FlatStory, window: tuple[datetime, datetime]) -> list[Slot]:
         day = window[0].date()
         amount = story.extras["gift_amount"]
-        sql = inbox_sql(
+        sql = mail_seed.message(
             self.message_id,
             story.say("Secure your room today", "今天就锁定您的房间"),
             f"desk@{self.domain}",
@@ -361,7 +363,7 @@ def seed_world(
         ],
     }  # fmt: skip
     for service, rows in tables.items():
-        b.seed(service, "\n".join(rows_sql(t, r) for t, r in rows if r))
+        b.seed(service, "\n".join(insert(service, t, *r) for t, r in rows if r))
     b.seed("email", "\n".join(midterm.mailbox_sql(s, s.extras["inbox"])))  # type: ignore[arg-type]
     b.seed("notion", midterm.notion_home_sql(s))  # type: ignore[arg-type]
     b.use(*tables, "email", "notion", "notification_hub")

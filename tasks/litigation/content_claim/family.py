@@ -31,12 +31,18 @@ from vibelife_env.checks import state, text
 from vibelife_env.clock import get_zone
 from vibelife_env.families import Family, InstanceKey, InstanceProfile, TaskBuilder
 from vibelife_env.probes import copyright as cp
+from vibelife_env.probes import legal
 from vibelife_env.probes.agent import oracle_family
 from vibelife_env.probes.base import Probe, Slot, add_stages, shared_slots, stage_groups, stage_index
 from vibelife_env.probes.cards import insert_mail
 from vibelife_env.probes.copyright import CopyAgent, CreatorStory
-from vibelife_env.probes.events import inbox_sql, mutation, q, turn
+from vibelife_env.probes.events import mutation, turn
 from vibelife_env.probes.legal import cron, fmt, id_tokens
+from vibelife_env.services import sql
+from vibelife_env.services.banking import seed as bank_seed
+from vibelife_env.services.calendar import seed as cal_seed
+from vibelife_env.services.email import seed as mail_seed
+from vibelife_env.services.notion import seed as notion_seed
 from vibelife_env.task.loader import Task
 
 GIVEN = ["Wei", "Na", "Jie", "Min", "Hao", "Lan", "Yu", "Ting", "Qiang", "Fang", "Lei", "Xin"]
@@ -449,63 +455,65 @@ class ContentClaim(Family):
         counts: dict[str, int] = {}
         for n in notes:
             counts[n[1]] = counts.get(n[1], 0) + 1
+        user_rows = [cp.user_row(u, h, nk, bio, fc, counts.get(u, 0), "2022-05-01") for u, h, nk, bio, fc in users]
+        note_rows = []
+        for i, a, t, body, tg, c, at in notes:
+            likes, collects, comments = int(rng.integers(20, 900)), int(rng.integers(1, 90)), int(rng.integers(0, 30))
+            views = int(rng.integers(500, 20000))
+            note_rows.append(cp.note_row(i, a, t, body, tg, c, (likes, collects, comments, views), at.isoformat()))
         b.seed(
             "content_platform",
-            "INSERT INTO users (user_id, handle, nickname, bio, is_official, follower_count, note_count, joined_at) VALUES "
-            + ", ".join(
-                f"({q(u)}, {q(h)}, {q(nk)}, {q(bio)}, 0, {fc}, {counts.get(u, 0)}, '2022-05-01')"
-                for u, h, nk, bio, fc in users
-            )
-            + ";\nINSERT INTO notes VALUES "
-            + ", ".join(
-                f"({q(i)}, {q(a)}, {q(t)}, {q(body)}, '旅行', {q(tg)}, {q(c)}, {int(rng.integers(20, 900))}, "
-                f"{int(rng.integers(1, 90))}, {int(rng.integers(0, 30))}, {int(rng.integers(500, 20000))}, {q(at.isoformat())})"
-                for i, a, t, body, tg, c, at in notes
-            )
-            + ";",
+            sql.insert("content_platform", "users", *user_rows)
+            + "\n"
+            + sql.insert("content_platform", "notes", *note_rows),
         )
         s.extras["legit_mail"] = ["<welcome@photo-weekly.example>"]
         mails = [
-            inbox_sql("<welcome@photo-weekly.example>", s.say("Welcome to Photo weekly", "欢迎订阅摄影周刊"), "news@photo-weekly.example",
+            mail_seed.message("<welcome@photo-weekly.example>", s.say("Welcome to Photo weekly", "欢迎订阅摄影周刊"), "news@photo-weekly.example",
                       s.email, s.kickoff - timedelta(days=20), s.say("Tips and contests every week.", "每周技巧与比赛。")),
         ]  # fmt: skip
-        b.seed(
-            "email",
-            f"INSERT INTO account_config (id, email, name, created_at) VALUES (1, '{s.email}', {q(s.name)}, '2024-01-01T00:00:00Z');\n"
-            "INSERT INTO folders (name) VALUES ('INBOX'), ('Sent'), ('Drafts'), ('Trash'), ('Spam');\n"
-            + "\n".join(mails),
-        )
+        b.seed("email", "\n".join([mail_seed.mailbox(s.email, s.name), *mails]))
         opened = "2018-04-01T00:00:00Z"
         s.extras["balance"] = int(rng.integers(20, 60)) * 100_000
         b.seed(
             "banking",
-            "INSERT INTO accounts (account_id, user_id, type, name, balance_minor, currency, opened_at) VALUES "
-            f"('acc_current', '{s.user_key}', 'checking', 'Current account', {s.extras['balance']}, 'CNY', '{opened}');",
+            bank_seed.account("acc_current", s.user_key, "Current account", s.extras["balance"], opened_at=opened),
         )
+        shoot = s.kickoff.date() + timedelta(days=4)
         b.seed(
             "calendar",
-            "INSERT INTO calendars (calendar_id, user_id, name, timezone, is_primary, created_at) VALUES "
-            f"('primary', '{s.user_key}', {q(s.name)}, 'Asia/Shanghai', 1, '2024-01-01T00:00:00Z');\n"
-            "INSERT INTO events (event_id, calendar_id, summary, location, start_dt, end_dt, status, created_at, updated_at) VALUES "
-            f"('evt_shoot', 'primary', 'Client shoot', NULL, '{s.at(s.kickoff.date() + timedelta(days=4), 15).isoformat()}', "
-            f"'{s.at(s.kickoff.date() + timedelta(days=4), 17).isoformat()}', 'confirmed', '2026-01-01T00:00:00Z', '2026-01-01T00:00:00Z');",
+            cal_seed.calendar(s.user_key, s.name, "Asia/Shanghai")
+            + "\n"
+            + cal_seed.event("evt_shoot", "Client shoot", s.at(shoot, 15), s.at(shoot, 17)),
         )
-        b.seed(
-            "notion",
-            f"INSERT INTO users (user_id, name, email, type) VALUES ('u_{s.user_key}', {q(s.name)}, '{s.email}', 'person');\n"
-            f"INSERT INTO workspaces (workspace_id, name, owner_user_id) VALUES ('ws_1', {q(s.name)}, 'u_{s.user_key}');\n"
-            "INSERT INTO pages (page_id, parent_type, parent_id, title, archived, created_time, last_edited_time, properties_json) "
-            "VALUES ('pg_home', 'workspace', 'ws_1', 'Home', 0, '2025-01-01T00:00:00Z', '2025-01-01T00:00:00Z', '{}');",
-        )
+        b.seed("notion", notion_seed.workspace(f"u_{s.user_key}", s.name, s.email))
         addr = s.extras["centre_address"]
+        place = {"category": "government", "country": "China", "city": "Hangzhou", "rating": None, "price_level": None}
+        more = {"hours_json": None, "phone": None, "website": None}
         b.seed(
             "maps",
-            "INSERT INTO places (place_id, name, category, lat, lng, country, city, rating, price_level, hours_json, phone, "
-            "website, formatted) VALUES "
-            f"('pl_centre', {q(CENTRE[0] + ' (' + CENTRE[1] + ')')}, 'government', 30.27, 120.13, 'China', 'Hangzhou', NULL, NULL, "
-            f"NULL, NULL, NULL, {q(addr + ', Hangzhou')}), "
-            "('pl_registry', 'Copyright Registration Hall (版权登记大厅)', 'government', 30.25, 120.16, 'China', 'Hangzhou', NULL, "
-            f"NULL, NULL, NULL, NULL, {q(str(int(rng.integers(200, 400))) + ' Yan an Road, Hangzhou')});",
+            sql.insert(
+                "maps",
+                "places",
+                {
+                    "place_id": "pl_centre",
+                    "name": CENTRE[0] + " (" + CENTRE[1] + ")",
+                    "lat": 30.27,
+                    "lng": 120.13,
+                    **place,
+                    **more,
+                    "formatted": addr + ", Hangzhou",
+                },
+                {
+                    "place_id": "pl_registry",
+                    "name": "Copyright Registration Hall (版权登记大厅)",
+                    "lat": 30.25,
+                    "lng": 120.16,
+                    **place,
+                    **more,
+                    "formatted": str(int(rng.integers(200, 400))) + " Yan an Road, Hangzhou",
+                },
+            ),
         )
         self._corpus(b, s, rng)
         self._workspace(b, s)
@@ -541,20 +549,21 @@ class ContentClaim(Family):
             when = date(s.kickoff.year - 1 - i % 3, 1 + (i * 5) % 12, 3 + i * 3)
             num = f"({when.year})京0491民初{int(rng.integers(1000, 9999))}号"
             summary = f"{kws.split(',')[0]}纠纷，{outcome} ({note})"
+            title = kws.split(",")[0] + "著作权纠纷案 (" + note + ")"
             cases.append(
-                f"({q(ids[i])}, {q(num)}, {q(kws.split(',')[0] + '著作权纠纷案 (' + note + ')')}, 'crt_bj_hlw', {q(ctype)}, "
-                f"'著作权权属、侵权纠纷', '{when.isoformat()}', '原告某摄影师，被告某网络用户', {q(summary)}, '事实从略', '理由从略', "
-                f"{q(summary)}, {q(outcome)}, {q(outcome)}, {q(kws)})"
-            )
+                (ids[i], num, title, "crt_bj_hlw", ctype, "著作权权属、侵权纠纷", when.isoformat(), "原告某摄影师，被告某网络用户",
+                 summary, "事实从略", "理由从略", summary, outcome, outcome, kws)
+            )  # fmt: skip
         b.seed(
             "legal_search",
-            "INSERT INTO courts (court_id, name, level, region) VALUES ('crt_bj_hlw', '北京互联网法院', '基层法院', '北京');\n"
-            "INSERT INTO statutes (statute_id, name, short_name, issuer, effective_date, status, summary) VALUES "
-            + ", ".join("(" + ", ".join(q(x) for x in row) + ")" for row in statutes)
-            + ";\nINSERT INTO statute_articles (article_id, statute_id, article_no, seq, heading, text) VALUES "
-            + ", ".join(f"({q(a)}, {q(st)}, {q(no)}, {seq}, {q(h)}, {q(t)})" for a, st, no, seq, h, t in articles)
-            + ";\nINSERT INTO cases (case_id, case_number, title, court_id, case_type, cause, judgment_date, parties, summary, "
-            "facts, reasoning, holding, ruling, outcome, keywords) VALUES " + ",\n".join(cases) + ";",
+            "\n".join(
+                [
+                    legal.corpus_sql("courts", ("crt_bj_hlw", "北京互联网法院", "基层法院", "北京")),
+                    legal.corpus_sql("statutes", *statutes),
+                    legal.corpus_sql("statute_articles", *articles),
+                    legal.corpus_sql("cases", *cases),
+                ]
+            ),
         )
 
     def _workspace(self, b: TaskBuilder, s: CreatorStory) -> None:
@@ -1005,12 +1014,18 @@ def _payment(ctx: Any, s: CreatorStory) -> None:
     bank = ctx.world.services["banking"]
     row = bank.query_one("SELECT balance_minor FROM accounts WHERE account_id = 'acc_current'")
     bal = int(row["balance_minor"]) + s.min_fee * 100
-    bank.execute("UPDATE accounts SET balance_minor = ? WHERE account_id = 'acc_current'", (bal,))
-    bank.execute(
-        "INSERT INTO transactions (tx_id, account_id, posted_at, amount_minor, kind, counterparty, memo, balance_after_minor) "
-        "VALUES ('tx_licence_fee', 'acc_current', ?, ?, 'transfer_in', ?, 'licence fee', ?)",
-        (at.isoformat(), s.min_fee * 100, a["nickname"], bal),
+    bank.execute(sql.update("banking", "accounts", {"account_id": "acc_current"}, balance_minor=bal))
+    fee = bank_seed.transaction_row(
+        "tx_licence_fee",
+        "acc_current",
+        at.isoformat(),
+        s.min_fee * 100,
+        "transfer_in",
+        bal,
+        counterparty=a["nickname"],
+        memo="licence fee",
     )
+    bank.execute(bank_seed.transactions(fee))
     insert_mail(ctx, f"<paid@{a['email'].split('@')[1]}>", a["email"], s.email, s.say("Fee paid", "费用已付"),
                 s.say(f"We accept and have transferred {s.min_fee:,} CNY.", f"我方同意，已转账 {s.min_fee:,} 元。"), at)  # fmt: skip
 

@@ -30,7 +30,12 @@ from vibelife_env.families import Family, InstanceKey, InstanceProfile, TaskBuil
 from vibelife_env.probes import money, tenancy
 from vibelife_env.probes.agent import oracle_family
 from vibelife_env.probes.base import Probe, Slot, add_stages, stage_groups, stage_index
-from vibelife_env.probes.tenancy import Claim, TenancyAgent, TenancyStory, q
+from vibelife_env.probes.tenancy import Claim, TenancyAgent, TenancyStory
+from vibelife_env.services import sql
+from vibelife_env.services.banking import seed as bank_seed
+from vibelife_env.services.calendar import seed as cal_seed
+from vibelife_env.services.email import seed as mail_seed
+from vibelife_env.services.notion import seed as notion_seed
 from vibelife_env.task.loader import Task
 
 GIVEN = ["Wei", "Na", "Jie", "Min", "Hao", "Lan", "Yu", "Ting", "Qiang", "Fang", "Lei", "Xin"]
@@ -414,7 +419,7 @@ class DepositDispute(Family):
             at = s.at(day, 10, 0)
             s.extras.setdefault("later_mail", []).append((mid, at))
             m = s.mediation
-            sql = tenancy.mail_sql(
+            sql = mail_seed.message(
                 mid,
                 s.say("Deposit dispute: mediation appointment", "押金纠纷：调解通知"),
                 f"office@{dom}",
@@ -539,15 +544,10 @@ class DepositDispute(Family):
         s.extras["legit_mail"] = [m[0] for m in seeded]
         s.extras["evidence_mail"] = [m[0] for m in seeded[:3]]
         mails = [
-            tenancy.mail_sql(mid, subj, sender, s.email, s.kickoff - timedelta(days=ago, hours=1), body, read=1)
+            mail_seed.message(mid, subj, sender, s.email, s.kickoff - timedelta(days=ago, hours=1), body, read=True)
             for mid, subj, sender, ago, body in seeded
         ]
-        b.seed(
-            "email",
-            f"INSERT INTO account_config (id, email, name, created_at) VALUES (1, '{s.email}', {q(s.name)}, '2024-01-01T00:00:00Z');\n"
-            "INSERT INTO folders (name) VALUES ('INBOX'), ('Sent'), ('Drafts'), ('Trash'), ('Spam');\n"
-            + "\n".join(mails),
-        )
+        b.seed("email", "\n".join([mail_seed.mailbox(s.email, s.name), *mails]))
         # ---- listing platform: the old flat's listing (re-listed by the landlord) and distractors
         neutral = s.extras["clean_photos"]
         pre = [c for c in s.claims if c.kind == "preexisting"]
@@ -563,64 +563,190 @@ class DepositDispute(Family):
             + "。家具家电齐全。",
         )
         dz, city = s.extras["district_zh"], s.city[1]
+        agent = {"agent_id": "agt_1", "name": "Lu Xiaodong", "agency": agency, "phone": "139 0000 1111", "rating": 4.2}
+        other = {
+            "agent_id": "agt_2",
+            "name": "Fan Qing",
+            "agency": "Other Lettings",
+            "phone": "139 0000 2222",
+            "rating": 4.6,
+        }
+        where = {"city": city, "district": dz}
         b.seed(
             "listing_platform",
-            "INSERT INTO agents (agent_id, name, agency, phone, rating, deals_count, service_area) VALUES "
-            f"('agt_1', 'Lu Xiaodong', {q(agency)}, '139 0000 1111', 4.2, 80, {q(dz)}), "
-            f"('agt_2', 'Fan Qing', 'Other Lettings', '139 0000 2222', 4.6, 120, {q(dz)});\n"
-            "INSERT INTO listings (listing_id, category, title, city, district, community, price_minor, area_sqm, rooms, metro, "
-            "attrs_json, description, photos_json, agent_id, owner_user_id, status, listed_at) VALUES "
-            f"({q(s.listing_id)}, 'rent', {q(s.say('Two-room flat, ' + s.flat, '两居室 ' + s.flat))}, {q(city)}, {q(dz)}, "
-            f"{q(s.flat)}, {s.rent}, 68, 2, 'Line 1', '{{\"furnished\": true}}', {q(desc)}, {q(photos)}, 'agt_1', "
-            f"'ll_landlord', 'active', '2024-03-01T10:00:00+08:00'), "
-            f"('lst_n1', 'rent', 'Studio near metro', {q(city)}, {q(dz)}, 'Riverside Court', {s.rent - 150000}, 35, 1, 'Line 1', "
-            "'{}', 'Bright studio, new furniture.', '[\"Studio\"]', 'agt_2', 'll_other', 'active', '2026-01-10T10:00:00+08:00'), "
-            f"('lst_n2', 'rent', 'Three-room family flat', {q(city)}, {q(dz)}, 'Park View', {s.rent + 300000}, 110, 3, 'Line 4', "
-            "'{}', 'Family flat near schools.', '[\"Living room\"]', 'agt_2', 'll_other', 'active', '2026-01-12T10:00:00+08:00');",
+            sql.insert(
+                "listing_platform",
+                "agents",
+                {**agent, "deals_count": 80, "service_area": dz},
+                {**other, "deals_count": 120, "service_area": dz},
+            )
+            + "\n"
+            + sql.insert(
+                "listing_platform",
+                "listings",
+                {
+                    "listing_id": s.listing_id,
+                    "category": "rent",
+                    "title": s.say("Two-room flat, " + s.flat, "两居室 " + s.flat),
+                    **where,
+                    "community": s.flat,
+                    "price_minor": s.rent,
+                    "area_sqm": 68,
+                    "rooms": 2,
+                    "metro": "Line 1",
+                    "attrs_json": '{"furnished": true}',
+                    "description": desc,
+                    "photos_json": photos,
+                    "agent_id": "agt_1",
+                    "owner_user_id": "ll_landlord",
+                    "status": "active",
+                    "listed_at": "2024-03-01T10:00:00+08:00",
+                },
+                {
+                    "listing_id": "lst_n1",
+                    "category": "rent",
+                    "title": "Studio near metro",
+                    **where,
+                    "community": "Riverside Court",
+                    "price_minor": s.rent - 150000,
+                    "area_sqm": 35,
+                    "rooms": 1,
+                    "metro": "Line 1",
+                    "attrs_json": "{}",
+                    "description": "Bright studio, new furniture.",
+                    "photos_json": '["Studio"]',
+                    "agent_id": "agt_2",
+                    "owner_user_id": "ll_other",
+                    "status": "active",
+                    "listed_at": "2026-01-10T10:00:00+08:00",
+                },
+                {
+                    "listing_id": "lst_n2",
+                    "category": "rent",
+                    "title": "Three-room family flat",
+                    **where,
+                    "community": "Park View",
+                    "price_minor": s.rent + 300000,
+                    "area_sqm": 110,
+                    "rooms": 3,
+                    "metro": "Line 4",
+                    "attrs_json": "{}",
+                    "description": "Family flat near schools.",
+                    "photos_json": '["Living room"]',
+                    "agent_id": "agt_2",
+                    "owner_user_id": "ll_other",
+                    "status": "active",
+                    "listed_at": "2026-01-12T10:00:00+08:00",
+                },
+            ),
         )
         b.seed("legal_search", tenancy.legal_sql(s, s.legal))
         b.seed(
             "banking",
-            "INSERT INTO accounts (account_id, user_id, type, name, balance_minor, currency, opened_at) VALUES "
-            f"('{s.checking}', '{s.user_key}', 'checking', 'Current account', 2350000, 'CNY', '{opened}'), "
-            f"('acc_savings', '{s.user_key}', 'savings', 'Savings', 8000000, 'CNY', '{opened}');\n"
-            "INSERT INTO transactions (tx_id, account_id, posted_at, amount_minor, kind, counterparty, memo, balance_after_minor) VALUES "
-            f"('tx_rent_last', '{s.checking}', '{(s.kickoff - timedelta(days=35)).isoformat()}', {-s.rent}, 'payment', "
-            f"{q(s.landlord[0])}, 'Rent (last month)', {2350000});",
+            "\n".join(
+                [
+                    sql.insert(
+                        "banking",
+                        "accounts",
+                        bank_seed.account_row(s.checking, s.user_key, "Current account", 2350000, opened_at=opened),
+                        bank_seed.account_row(
+                            "acc_savings", s.user_key, "Savings", 8000000, opened_at=opened, type="savings"
+                        ),
+                    ),
+                    bank_seed.transactions(
+                        bank_seed.transaction_row(
+                            "tx_rent_last",
+                            s.checking,
+                            (s.kickoff - timedelta(days=35)).isoformat(),
+                            -s.rent,
+                            "payment",
+                            2350000,
+                            counterparty=s.landlord[0],
+                            memo="Rent (last month)",
+                        )
+                    ),
+                ]
+            ),
         )
+        dentist = s.kickoff.date() + timedelta(days=5)
         b.seed(
             "calendar",
-            "INSERT INTO calendars (calendar_id, user_id, name, timezone, is_primary, created_at) VALUES "
-            f"('primary', '{s.user_key}', {q(s.name)}, 'Asia/Shanghai', 1, '2024-01-01T00:00:00Z');\n"
-            "INSERT INTO events (event_id, calendar_id, summary, location, start_dt, end_dt, status, created_at, updated_at) VALUES "
-            f"('evt_dentist', 'primary', 'Dentist', 'Smile Clinic', '{s.at(s.kickoff.date() + timedelta(days=5), 18).isoformat()}', "
-            f"'{s.at(s.kickoff.date() + timedelta(days=5), 19).isoformat()}', 'confirmed', '2026-01-01T00:00:00Z', '2026-01-01T00:00:00Z');",
+            cal_seed.calendar(s.user_key, s.name, "Asia/Shanghai")
+            + "\n"
+            + cal_seed.event("evt_dentist", "Dentist", s.at(dentist, 18), s.at(dentist, 19), location="Smile Clinic"),
         )
-        b.seed(
-            "notion",
-            f"INSERT INTO users (user_id, name, email, type) VALUES ('u_{s.user_key}', {q(s.name)}, '{s.email}', 'person');\n"
-            f"INSERT INTO workspaces (workspace_id, name, owner_user_id) VALUES ('ws_1', {q(s.name)}, 'u_{s.user_key}');\n"
-            "INSERT INTO pages (page_id, parent_type, parent_id, title, archived, created_time, last_edited_time, properties_json) "
-            "VALUES ('pg_home', 'workspace', 'ws_1', 'Home', 0, '2025-01-01T00:00:00Z', '2025-01-01T00:00:00Z', '{}');",
-        )
+        b.seed("notion", notion_seed.workspace(f"u_{s.user_key}", s.name, s.email))
+        shop = {"category": "home_service", "city": city, "area": dz}
+        tail = {"avg_price_minor": 0, "price_band": "$$", "hours": "09:00-21:00", "tags": "lettings"}
         b.seed(
             "review_platform",
-            "INSERT INTO merchants (merchant_id, name, category, city, area, address, phone, rating_tenths, review_count, "
-            "avg_price_minor, price_band, hours, tags, has_private_room, max_party_size) VALUES "
-            f"('mer_agency', {q(agency)}, 'home_service', {q(city)}, {q(dz)}, {q(s.city[0] + ' ' + dz)}, '400 000 1111', 41, 2, 0, '$$', "
-            "'09:00-21:00', 'lettings', 0, 0), "
-            f"('mer_other', 'Other Lettings', 'home_service', {q(city)}, {q(dz)}, {q(s.city[0])}, '400 000 2222', 46, 1, 0, '$$', "
-            "'09:00-21:00', 'lettings', 0, 0);\n"
-            "INSERT INTO reviews (review_id, merchant_id, user_id, rating, body, image_captions, created_at) VALUES "
-            "('rev_seed_1', 'mer_agency', 'u_other1', 4, 'Quick viewing, friendly agent.', NULL, '2025-11-01T10:00:00Z'), "
-            "('rev_seed_2', 'mer_agency', 'u_other2', 4, 'Fine.', NULL, '2025-12-01T10:00:00Z'), "
-            "('rev_seed_3', 'mer_other', 'u_other3', 5, 'Great.', NULL, '2025-12-05T10:00:00Z');",
+            sql.insert(
+                "review_platform",
+                "merchants",
+                {
+                    "merchant_id": "mer_agency",
+                    "name": agency,
+                    **shop,
+                    "address": s.city[0] + " " + dz,
+                    "phone": "400 000 1111",
+                    "rating_tenths": 41,
+                    "review_count": 2,
+                    **tail,
+                    "has_private_room": 0,
+                    "max_party_size": 0,
+                },
+                {
+                    "merchant_id": "mer_other",
+                    "name": "Other Lettings",
+                    **shop,
+                    "address": s.city[0],
+                    "phone": "400 000 2222",
+                    "rating_tenths": 46,
+                    "review_count": 1,
+                    **tail,
+                    "has_private_room": 0,
+                    "max_party_size": 0,
+                },
+            )
+            + "\n"
+            + sql.insert(
+                "review_platform",
+                "reviews",
+                *(
+                    {
+                        "review_id": f"rev_seed_{i}",
+                        "merchant_id": m,
+                        "user_id": f"u_other{i}",
+                        "rating": r,
+                        "body": body,
+                        "image_captions": None,
+                        "created_at": at,
+                    }
+                    for i, m, r, body, at in [
+                        (1, "mer_agency", 4, "Quick viewing, friendly agent.", "2025-11-01T10:00:00Z"),
+                        (2, "mer_agency", 4, "Fine.", "2025-12-01T10:00:00Z"),
+                        (3, "mer_other", 5, "Great.", "2025-12-05T10:00:00Z"),
+                    ]
+                ),
+            ),
         )
         b.seed(
             "notification_hub",
-            "INSERT INTO subscriptions (subscription_id, user_id, source, type, target, condition_json, status, created_at, updated_at) "
-            f"VALUES ('sub_legal', '{s.user_key}', 'legal_search', 'keyword', '押金', NULL, 'active', '2026-01-01T00:00:00Z', "
-            "'2026-01-01T00:00:00Z');",
+            sql.insert(
+                "notification_hub",
+                "subscriptions",
+                {
+                    "subscription_id": "sub_legal",
+                    "user_id": s.user_key,
+                    "source": "legal_search",
+                    "type": "keyword",
+                    "target": "押金",
+                    "condition_json": None,
+                    "status": "active",
+                    "created_at": "2026-01-01T00:00:00Z",
+                    "updated_at": "2026-01-01T00:00:00Z",
+                },
+            ),
         )
         self._workspace(b, s)
 

@@ -31,8 +31,11 @@ from vibelife_env.families import InstanceKey, InstanceProfile, TaskBuilder
 from vibelife_env.probes import claims, legal
 from vibelife_env.probes.base import Probe, Slot
 from vibelife_env.probes.claim_skeleton import SmallClaim, kickoff_step, quiet_step, recheck_citations
-from vibelife_env.probes.events import inbox_sql, q, turn
+from vibelife_env.probes.events import turn
 from vibelife_env.probes.legal import ClaimAgent, ClaimStory
+from vibelife_env.services.banking import seed as bank_seed
+from vibelife_env.services.email import seed as mail_seed
+from vibelife_env.services.sql import q
 from vibelife_env.task.loader import Task
 
 INSURERS = [
@@ -227,7 +230,7 @@ class InsuranceClaim(SmallClaim):
         kept = [m for m in s.extras["legit_mail"] if m not in old]
         s.extras["legit_mail"] = [m[0] for m in seeded] + kept + [stall[0]]
         lines = [ln for ln in b.seed_sql["email"][0].split("\n") if not any(q(mid) in ln for mid in old)]
-        lines += [inbox_sql(m[0], m[1], m[2], s.email, before(m[3]), m[4]) for m in [*seeded, stall]]
+        lines += [mail_seed.message(m[0], m[1], m[2], s.email, before(m[3]), m[4]) for m in [*seeded, stall]]
         b.seed_sql["email"] = ["\n".join(lines)]
         unused = {svc for svc, by in DROP.items() if by not in s.extras["drawn"]}
         b.services[:] = [svc for svc in b.services if svc not in unused]
@@ -235,22 +238,39 @@ class InsuranceClaim(SmallClaim):
             b.seed_sql.pop(svc, None)
         b.seed(
             "legal_search",
-            "INSERT INTO statutes (statute_id, name, short_name, issuer, effective_date, status, summary) VALUES "
-            "('st_bxf', '中华人民共和国保险法', '保险法', '全国人民代表大会常务委员会', '2015-04-24', '现行有效', '保险 (Insurance Law)'), "
-            "('st_bxf2002', '中华人民共和国保险法（2002修正）', '保险法', '全国人民代表大会常务委员会', '2003-01-01', '已修订', "
-            "'保险 (Insurance Law, 2002 version, superseded)');\n"
-            "INSERT INTO statute_articles (article_id, statute_id, article_no, seq, heading, text) VALUES "
-            "('art_bxf_23', 'st_bxf', '第二十三条', 23, '核定赔付期限', '第二十三条 保险人收到被保险人的赔偿请求后，应当及时作出核定；"
-            "情形复杂的，应当在三十日内作出核定。(The insurer decides a claim promptly, within 30 days when complex.)'), "
-            "('art_bxf2002_24', 'st_bxf2002', '第二十四条', 24, '核定赔付期限', '第二十四条 保险人收到赔偿请求后，应当及时作出核定。"
-            "(Superseded wording without a time limit.)');",
-        )
+            legal.corpus_sql(
+                "statutes",
+                ("st_bxf", "中华人民共和国保险法", "保险法", "全国人民代表大会常务委员会", "2015-04-24", "现行有效",
+                 "保险 (Insurance Law)"),
+                ("st_bxf2002", "中华人民共和国保险法（2002修正）", "保险法", "全国人民代表大会常务委员会", "2003-01-01",
+                 "已修订", "保险 (Insurance Law, 2002 version, superseded)"),
+            )
+            + "\n"
+            + legal.corpus_sql(
+                "statute_articles",
+                ("art_bxf_23", "st_bxf", "第二十三条", 23, "核定赔付期限",
+                 "第二十三条 保险人收到被保险人的赔偿请求后，应当及时作出核定；情形复杂的，应当在三十日内作出核定。"
+                 "(The insurer decides a claim promptly, within 30 days when complex.)"),
+                ("art_bxf2002_24", "st_bxf2002", "第二十四条", 24, "核定赔付期限",
+                 "第二十四条 保险人收到赔偿请求后，应当及时作出核定。(Superseded wording without a time limit.)"),
+            ),
+        )  # fmt: skip
         bal = int(rng.integers(20, 60)) * 100_000
+        premium = int(rng.integers(8, 25)) * 100_00
         b.seed(
             "banking",
-            "INSERT INTO transactions (tx_id, account_id, posted_at, amount_minor, kind, counterparty, memo, "
-            f"balance_after_minor) VALUES ('tx_premium', 'acc_current', '{before(200).isoformat()}', "
-            f"-{int(rng.integers(8, 25)) * 100_00}, 'payment', {q(d['en'])}, {q('Home insurance premium ' + pol)}, {bal});",
+            bank_seed.transactions(
+                bank_seed.transaction_row(
+                    "tx_premium",
+                    "acc_current",
+                    before(200).isoformat(),
+                    -premium,
+                    "payment",
+                    bal,
+                    counterparty=d["en"],
+                    memo="Home insurance premium " + pol,
+                )
+            ),
         )
 
     # ============================================================= workspace

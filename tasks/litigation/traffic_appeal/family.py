@@ -33,8 +33,14 @@ from vibelife_env.probes import penalty as P
 from vibelife_env.probes.agent import oracle_family
 from vibelife_env.probes.base import Probe, Slot, add_stages, shared_slots, stage_groups, stage_index
 from vibelife_env.probes.cards import insert_mail
-from vibelife_env.probes.events import inbox_sql, mutation, q
+from vibelife_env.probes.events import mutation
+from vibelife_env.probes.legal import corpus_sql
 from vibelife_env.probes.penalty import PenaltyAgent, PenaltyStory, fmt
+from vibelife_env.services import sql
+from vibelife_env.services.banking import seed as bank_seed
+from vibelife_env.services.calendar import seed as cal_seed
+from vibelife_env.services.email import seed as mail_seed
+from vibelife_env.services.notion import seed as notion_seed
 from vibelife_env.task.loader import Task
 
 GIVEN = ["Mei", "Jun", "Rui", "Xiao", "Bo", "Ying", "Kai", "Lin", "Peng", "Shu"]
@@ -362,39 +368,56 @@ class TrafficAppeal(Family):
         s.extras["legit_mail"] = [m[0] for m in mails[:2]]
         b.seed(
             "email",
-            f"INSERT INTO account_config (id, email, name, created_at) VALUES (1, '{s.email}', {q(s.name)}, '2024-01-01T00:00:00Z');\n"
-            "INSERT INTO folders (name) VALUES ('INBOX'), ('Sent'), ('Drafts'), ('Trash'), ('Spam');\n"
-            + "\n".join(inbox_sql(mid, sub, snd, s.email, ago(d), body) for mid, sub, snd, d, body in mails),
+            "\n".join(
+                [
+                    mail_seed.mailbox(s.email, s.name),
+                    *(mail_seed.message(mid, sub, snd, s.email, ago(d), body) for mid, sub, snd, d, body in mails),
+                ]
+            ),
         )
         self._rental(b, s)
         fee = round(s.admin_fee * 100)
         b.seed(
             "credit_card",
-            "INSERT INTO cards (card_id, user_id, issuer, product_name, masked_no, type, credit_limit_minor, "
-            f"available_credit_minor, unbilled_balance_minor) VALUES ('card_main', '{s.user_key}', 'CMB', 'Travel card', "
-            f"'**** {s.card_number[-4:]}', 'credit', 5000000, {5000000 - fee}, {fee});\n"
-            "INSERT INTO unbilled_transactions (tx_id, card_id, posted_at, amount_minor, merchant_name, mcc, category, kind) "
-            f"VALUES ('tx_fee_1', 'card_main', '{ago(1).isoformat()}', {fee}, {q(r['merchant'])}, '7512', 'travel', 'purchase');",
+            sql.insert(
+                "credit_card",
+                "cards",
+                {
+                    "card_id": "card_main",
+                    "user_id": s.user_key,
+                    "issuer": "CMB",
+                    "product_name": "Travel card",
+                    "masked_no": f"**** {s.card_number[-4:]}",
+                    "type": "credit",
+                    "credit_limit_minor": 5000000,
+                    "available_credit_minor": 5000000 - fee,
+                    "unbilled_balance_minor": fee,
+                },
+            )
+            + "\n"
+            + P.fee_line_sql("tx_fee_1", ago(1), fee, r["merchant"]),
         )
         opened = "2019-03-01T00:00:00Z"
         b.seed(
             "banking",
-            "INSERT INTO accounts (account_id, user_id, type, name, balance_minor, currency, opened_at) VALUES "
-            f"('acc_current', '{s.user_key}', 'checking', 'Current account', {int(rng.integers(10, 40)) * 100_000}, 'CNY', '{opened}'), "
-            f"('acc_savings', '{s.user_key}', 'savings', 'Savings', {int(rng.integers(40, 120)) * 100_000}, 'CNY', '{opened}');",
+            sql.insert(
+                "banking",
+                "accounts",
+                bank_seed.account_row(
+                    "acc_current", s.user_key, "Current account", int(rng.integers(10, 40)) * 100_000, opened_at=opened
+                ),
+                bank_seed.account_row(
+                    "acc_savings",
+                    s.user_key,
+                    "Savings",
+                    int(rng.integers(40, 120)) * 100_000,
+                    opened_at=opened,
+                    type="savings",
+                ),
+            ),
         )
-        b.seed(
-            "calendar",
-            "INSERT INTO calendars (calendar_id, user_id, name, timezone, is_primary, created_at) VALUES "
-            f"('primary', '{s.user_key}', {q(s.name)}, 'Asia/Shanghai', 1, '2024-01-01T00:00:00Z');",
-        )
-        b.seed(
-            "notion",
-            f"INSERT INTO users (user_id, name, email, type) VALUES ('u_{s.user_key}', {q(s.name)}, '{s.email}', 'person');\n"
-            f"INSERT INTO workspaces (workspace_id, name, owner_user_id) VALUES ('ws_1', {q(s.name)}, 'u_{s.user_key}');\n"
-            "INSERT INTO pages (page_id, parent_type, parent_id, title, archived, created_time, last_edited_time, properties_json) "
-            "VALUES ('pg_home', 'workspace', 'ws_1', 'Home', 0, '2025-01-01T00:00:00Z', '2025-01-01T00:00:00Z', '{}');",
-        )
+        b.seed("calendar", cal_seed.calendar(s.user_key, s.name, "Asia/Shanghai"))
+        b.seed("notion", notion_seed.workspace(f"u_{s.user_key}", s.name, s.email))
         home = s.extras["home"]
         places = [
             ("pl_home", f"{s.name}'s home", "residence", *home),
@@ -403,11 +426,29 @@ class TrafficAppeal(Family):
         ]
         b.seed(
             "maps",
-            "INSERT INTO places (place_id, name, category, lat, lng, country, city, rating, price_level, hours_json, phone, "
-            "website, formatted) VALUES "
-            + ", ".join(f"({q(p)}, {q(nm)}, '{c}', {la}, {ln}, 'China', {q(s.city)}, NULL, NULL, NULL, NULL, NULL, {q(nm + ', ' + s.city)})"
-                        for p, nm, c, la, ln in places) + ";",
-        )  # fmt: skip
+            sql.insert(
+                "maps",
+                "places",
+                *(
+                    {
+                        "place_id": p,
+                        "name": nm,
+                        "category": c,
+                        "lat": la,
+                        "lng": ln,
+                        "country": "China",
+                        "city": s.city,
+                        "rating": None,
+                        "price_level": None,
+                        "hours_json": None,
+                        "phone": None,
+                        "website": None,
+                        "formatted": nm + ", " + s.city,
+                    }
+                    for p, nm, c, la, ln in places
+                ),
+            ),
+        )
         self._corpus(b, s, rng)
         self._workspace(b, s)
 
@@ -428,39 +469,114 @@ class TrafficAppeal(Family):
                 {"at": r["returned_at"].isoformat(), "event": "RETURN_CONDITION"},
             ]
         )
-        sql = [
-            "INSERT INTO rental_locations (location_id, name, city, address, lat, lng, hours_json, notes, source_url) VALUES "
-            f"('loc_depot', {q(r['en'] + ' depot')}, {q(s.city)}, {q(s.city + ' depot')}, {home[0] + 0.05}, {home[1] - 0.04}, '{{}}', NULL, NULL);",
-            "INSERT INTO vehicles (vehicle_id, model, class, energy_type, seats, energy_unit, plate_tail) VALUES "
-            "('veh_1', 'Toyota Corolla', 'compact', 'gasoline', 5, 'L', '7Q2');",
-            "INSERT INTO insurance_plans (plan_id, name, daily_price, coverage_json) VALUES ('ins_basic', 'Basic', 30, '{}');",
-            "INSERT INTO rental_offers (offer_id, vehicle_id, pickup_location_id, return_location_id, pickup_at, return_at, "
-            "daily_price, deposit_amount, energy_policy_json, return_requirements_json, inventory_remaining, cancellation_policy) "
-            f"VALUES ({', '.join(q(v) for v in offer.values())}, 180, 2000, '{{}}', '{{}}', 0, 'free until pick-up');",
-            "INSERT INTO bookings (booking_ref, user_id, offer_id, insurance_plan_id, status, estimated_total, created_at, "
-            "drivers_json, contact_json, payment_json, pickup_condition_json, return_condition_json, history_json) VALUES "
-            f"({q(r['booking_ref'])}, '{s.user_key}', 'off_1', 'ins_basic', 'returned', 630, {q((r['picked_at'] - timedelta(days=5)).isoformat())}, "
-            f"{q(json.dumps([s.name]))}, {q(json.dumps({'email': s.email}))}, '{{}}', {q(cond(r['picked_at'], 'pickup'))}, "
-            f"{q(cond(r['returned_at'], 'return'))}, {q(hist)});",
-            "INSERT INTO _counters (name, value) VALUES ('incident_seq', 1), ('case_seq', 1);",
-        ]  # fmt: skip
+        booked = (r["picked_at"] - timedelta(days=5)).isoformat()
+        statements = [
+            sql.insert(
+                "car_rental",
+                "rental_locations",
+                {
+                    "location_id": "loc_depot",
+                    "name": r["en"] + " depot",
+                    "city": s.city,
+                    "address": s.city + " depot",
+                    "lat": home[0] + 0.05,
+                    "lng": home[1] - 0.04,
+                    "hours_json": "{}",
+                    "notes": None,
+                    "source_url": None,
+                },
+            ),
+            sql.insert(
+                "car_rental",
+                "vehicles",
+                {
+                    "vehicle_id": "veh_1",
+                    "model": "Toyota Corolla",
+                    "class": "compact",
+                    "energy_type": "gasoline",
+                    "seats": 5,
+                    "energy_unit": "L",
+                    "plate_tail": "7Q2",
+                },
+            ),
+            sql.insert(
+                "car_rental",
+                "insurance_plans",
+                {"plan_id": "ins_basic", "name": "Basic", "daily_price": 30, "coverage_json": "{}"},
+            ),
+            sql.insert(
+                "car_rental",
+                "rental_offers",
+                {
+                    **offer,
+                    "daily_price": 180,
+                    "deposit_amount": 2000,
+                    "energy_policy_json": "{}",
+                    "return_requirements_json": "{}",
+                    "inventory_remaining": 0,
+                    "cancellation_policy": "free until pick-up",
+                },
+            ),
+            sql.insert(
+                "car_rental",
+                "bookings",
+                {
+                    "booking_ref": r["booking_ref"],
+                    "user_id": s.user_key,
+                    "offer_id": "off_1",
+                    "insurance_plan_id": "ins_basic",
+                    "status": "returned",
+                    "estimated_total": 630,
+                    "created_at": booked,
+                    "drivers_json": json.dumps([s.name]),
+                    "contact_json": json.dumps({"email": s.email}),
+                    "payment_json": "{}",
+                    "pickup_condition_json": cond(r["picked_at"], "pickup"),
+                    "return_condition_json": cond(r["returned_at"], "return"),
+                    "history_json": hist,
+                },
+            ),
+            sql.insert(
+                "car_rental", "_counters", {"name": "incident_seq", "value": 1}, {"name": "case_seq", "value": 1}
+            ),
+        ]
         if s.ground == "breakdown":
             start = n["at"] - timedelta(hours=1, minutes=40)
             s.extras["incident"] = "CRI000001"
-            sql.append(
-                "INSERT INTO incident_reports VALUES ('CRI000001', "
-                f"{q(r['booking_ref'])}, 'breakdown', {q(start.isoformat())}, {q('where the notice says, ' + s.city)}, "
-                "'Engine failure; car immobile, tow truck requested by the platform.', 2, 0, 'CASE-000001', "
-                f"{q(start.isoformat())}, 'closed', NULL, 'CNY');"
-            )
+            incident = {
+                "incident_type": "breakdown",
+                "occurred_at": start.isoformat(),
+                "location": "where the notice says, " + s.city,
+                "description": "Engine failure; car immobile, tow truck requested by the platform.",
+                "photos_count": 2,
+                "safe_to_drive": 0,
+                "platform_case_ref": "CASE-000001",
+                "created_at": start.isoformat(),
+                "status": "closed",
+                "estimated_fee": None,
+            }
         else:
-            sql.append(
-                "INSERT INTO incident_reports VALUES ('CRI000001', "
-                f"{q(r['booking_ref'])}, 'scrape', {q((r['picked_at'] + timedelta(hours=20)).isoformat())}, 'car park', "
-                "'Small scrape on the rear bumper, reported at once.', 1, 1, 'CASE-000001', "
-                f"{q((r['picked_at'] + timedelta(hours=20)).isoformat())}, 'closed', 0, 'CNY');"
+            at = (r["picked_at"] + timedelta(hours=20)).isoformat()
+            incident = {
+                "incident_type": "scrape",
+                "occurred_at": at,
+                "location": "car park",
+                "description": "Small scrape on the rear bumper, reported at once.",
+                "photos_count": 1,
+                "safe_to_drive": 1,
+                "platform_case_ref": "CASE-000001",
+                "created_at": at,
+                "status": "closed",
+                "estimated_fee": 0,
+            }
+        statements.append(
+            sql.insert(
+                "car_rental",
+                "incident_reports",
+                {"incident_id": "CRI000001", "booking_ref": r["booking_ref"], **incident, "currency": "CNY"},
             )
-        b.seed("car_rental", "\n".join(sql))
+        )
+        b.seed("car_rental", "\n".join(statements))
 
     def _corpus(self, b: TaskBuilder, s: PenaltyStory, rng: np.random.Generator) -> None:
         """Courts, statutes (valid and near-misses) and precedents (valid and near-misses)."""
@@ -499,19 +615,19 @@ class TrafficAppeal(Family):
             when = date(s.kickoff.year - 1 - i % 3, 1 + (i * 5) % 12, 2 + i * 3)
             num = f"({when.year})行初{int(rng.integers(100, 999))}号"
             rows.append(
-                f"({q(ids[i])}, {q(num)}, {q('交通行政处罚纠纷 (' + note + ')')}, {q(cid)}, '其他', '交通行政处罚', '{when.isoformat()}', "
-                f"'原告某某，被告某公安交管部门', {q(note)}, '事实从略', '理由从略', {q(outcome)}, {q(outcome)}, {q(outcome)}, {q(kws)})"
-            )
+                (ids[i], num, "交通行政处罚纠纷 (" + note + ")", cid, "其他", "交通行政处罚", when.isoformat(),
+                 "原告某某，被告某公安交管部门", note, "事实从略", "理由从略", outcome, outcome, outcome, kws)
+            )  # fmt: skip
         b.seed(
             "legal_search",
-            "INSERT INTO courts (court_id, name, level, region) VALUES "
-            + ", ".join(f"({q(c)}, {q(nm)}, '基层法院', {q(rg)})" for c, nm, rg in courts)
-            + ";\nINSERT INTO statutes (statute_id, name, short_name, issuer, effective_date, status, summary) VALUES "
-            + ", ".join("(" + ", ".join(q(x) for x in row) + ")" for row in statutes)
-            + ";\nINSERT INTO statute_articles (article_id, statute_id, article_no, seq, heading, text) VALUES "
-            + ", ".join("(" + ", ".join(q(x) for x in row) + ")" for row in articles)
-            + ";\nINSERT INTO cases (case_id, case_number, title, court_id, case_type, cause, judgment_date, parties, summary, "
-            "facts, reasoning, holding, ruling, outcome, keywords) VALUES " + ",\n".join(rows) + ";",
+            "\n".join(
+                [
+                    corpus_sql("courts", *((c, nm, "基层法院", rg) for c, nm, rg in courts)),
+                    corpus_sql("statutes", *statutes),
+                    corpus_sql("statute_articles", *articles),
+                    corpus_sql("cases", *rows),
+                ]
+            ),
         )
 
     def _workspace(self, b: TaskBuilder, s: PenaltyStory) -> None:

@@ -34,8 +34,13 @@ from vibelife_env.probes import accessrent as ar
 from vibelife_env.probes import rental
 from vibelife_env.probes.agent import oracle_family
 from vibelife_env.probes.base import Probe, Slot, add_stages, stage_groups, stage_index
-from vibelife_env.probes.events import deliver, inbox_sql, mutation, q, rows_sql, turn
+from vibelife_env.probes.events import deliver, mutation, turn
 from vibelife_env.probes.rental import FlatStory
+from vibelife_env.services import sql
+from vibelife_env.services.banking import seed as bank_seed
+from vibelife_env.services.calendar import seed as cal_seed
+from vibelife_env.services.email import seed as mail_seed
+from vibelife_env.services.notion import seed as notion_seed
 from vibelife_env.task.loader import Task
 
 PEOPLE = {
@@ -1005,9 +1010,10 @@ class AccessibleFlat(Family):
         places = [("pl_hospital", s.extras["hospital"], (lat0, lng0))] + s.extras["places"]
         b.seed(
             "maps",
-            rows_sql(
+            sql.insert(
+                "maps",
                 "places",
-                [
+                *(
                     {
                         "place_id": p,
                         "name": nm,
@@ -1019,14 +1025,15 @@ class AccessibleFlat(Family):
                         "formatted": f"{nm}, {s.extras['city_en']}",
                     }
                     for p, nm, (la, ln) in places
-                ],
+                ),
             ),
         )
         b.seed(
             "listing_platform",
-            rows_sql(
+            sql.insert(
+                "listing_platform",
                 "agents",
-                [
+                *(
                     {
                         "agent_id": a,
                         "name": f"Agent {a[-1]}",
@@ -1037,10 +1044,10 @@ class AccessibleFlat(Family):
                         "service_area": s.city,
                     }
                     for a, v in s.agencies.items()
-                ],
+                ),
             )
             + "\n"
-            + rows_sql("listings", s.listings),
+            + sql.insert("listing_platform", "listings", *s.listings),
         )
         false_claim = s.say(
             "The listing said step-free; there were steps at the door. Photos were misleading.",
@@ -1048,9 +1055,10 @@ class AccessibleFlat(Family):
         )
         b.seed(
             "review_platform",
-            rows_sql(
+            sql.insert(
+                "review_platform",
                 "merchants",
-                [
+                *(
                     {
                         "merchant_id": v[2],
                         "name": v[0],
@@ -1069,49 +1077,48 @@ class AccessibleFlat(Family):
                         "max_party_size": 0,
                     }
                     for a, v in s.agencies.items()
-                ],
+                ),
             )
             + "\n"
-            + rows_sql(
+            + sql.insert(
+                "review_platform",
                 "reviews",
-                [
-                    {
-                        "review_id": "rev_1",
-                        "merchant_id": "mer_ag_1",
-                        "user_id": "u_x1",
-                        "rating": 5,
-                        "body": "Measured every door for us before the viewing.",
-                        "image_captions": None,
-                        "created_at": "2025-11-01T10:00:00Z",
-                    },
-                    {
-                        "review_id": "rev_2",
-                        "merchant_id": "mer_ag_2",
-                        "user_id": "u_x2",
-                        "rating": 4,
-                        "body": "Helpful, answered access questions quickly.",
-                        "image_captions": None,
-                        "created_at": "2025-11-03T10:00:00Z",
-                    },
-                    {
-                        "review_id": "rev_3",
-                        "merchant_id": "mer_ag_3",
-                        "user_id": "u_x3",
-                        "rating": 1,
-                        "body": false_claim,
-                        "image_captions": None,
-                        "created_at": "2025-12-01T10:00:00Z",
-                    },
-                    {
-                        "review_id": "rev_4",
-                        "merchant_id": "mer_ag_3",
-                        "user_id": "u_x4",
-                        "rating": 2,
-                        "body": "Accessibility claims were false; lift far too small for a wheelchair.",
-                        "image_captions": None,
-                        "created_at": "2025-12-08T10:00:00Z",
-                    },
-                ],
+                {
+                    "review_id": "rev_1",
+                    "merchant_id": "mer_ag_1",
+                    "user_id": "u_x1",
+                    "rating": 5,
+                    "body": "Measured every door for us before the viewing.",
+                    "image_captions": None,
+                    "created_at": "2025-11-01T10:00:00Z",
+                },
+                {
+                    "review_id": "rev_2",
+                    "merchant_id": "mer_ag_2",
+                    "user_id": "u_x2",
+                    "rating": 4,
+                    "body": "Helpful, answered access questions quickly.",
+                    "image_captions": None,
+                    "created_at": "2025-11-03T10:00:00Z",
+                },
+                {
+                    "review_id": "rev_3",
+                    "merchant_id": "mer_ag_3",
+                    "user_id": "u_x3",
+                    "rating": 1,
+                    "body": false_claim,
+                    "image_captions": None,
+                    "created_at": "2025-12-01T10:00:00Z",
+                },
+                {
+                    "review_id": "rev_4",
+                    "merchant_id": "mer_ag_3",
+                    "user_id": "u_x4",
+                    "rating": 2,
+                    "body": "Accessibility claims were false; lift far too small for a wheelchair.",
+                    "image_captions": None,
+                    "created_at": "2025-12-08T10:00:00Z",
+                },
             ),
         )
         clash = s.extras["clash_day"]
@@ -1122,59 +1129,26 @@ class AccessibleFlat(Family):
         s.extras["seeded_events"] = [x[0] for x in ev]
         b.seed(
             "calendar",
-            rows_sql(
-                "calendars",
-                [
-                    {
-                        "calendar_id": "primary",
-                        "user_id": s.user_key,
-                        "name": s.name,
-                        "timezone": str(s.tz),
-                        "is_primary": 1,
-                        "created_at": "2024-01-01T00:00:00Z",
-                    }
-                ],
-            )
+            cal_seed.calendar(s.user_key, s.name, str(s.tz))
             + "\n"
-            + rows_sql(
-                "events",
-                [
-                    {
-                        "event_id": i,
-                        "calendar_id": "primary",
-                        "summary": nm,
-                        "location": None,
-                        "start_dt": a0.isoformat(),
-                        "end_dt": z.isoformat(),
-                        "status": "confirmed",
-                        "created_at": "2026-01-01T00:00:00Z",
-                        "updated_at": "2026-01-01T00:00:00Z",
-                    }
-                    for i, nm, a0, z in ev
-                ],
-            ),
+            + cal_seed.events(*(cal_seed.event_row(i, nm, a0, z) for i, nm, a0, z in ev)),
         )
         s.extras["payees"] = ["pay_ag_1", "pay_ag_2"]
         b.seed(
             "banking",
-            rows_sql(
-                "accounts",
-                [
-                    {
-                        "account_id": s.checking,
-                        "user_id": s.user_key,
-                        "type": "checking",
-                        "name": "Current account",
-                        "balance_minor": s.cap * 6,
-                        "currency": s.extras["cur"],
-                        "opened_at": "2015-01-01T00:00:00Z",
-                    }
-                ],
+            bank_seed.account(
+                s.checking,
+                s.user_key,
+                "Current account",
+                s.cap * 6,
+                currency=s.extras["cur"],
+                opened_at="2015-01-01T00:00:00Z",
             )
             + "\n"
-            + rows_sql(
+            + sql.insert(
+                "banking",
                 "payees",
-                [
+                *(
                     {
                         "payee_id": f"pay_{a}",
                         "user_id": s.user_key,
@@ -1185,15 +1159,14 @@ class AccessibleFlat(Family):
                         "added_at": "2026-01-01T00:00:00Z",
                     }
                     for a in ("ag_1", "ag_2")
-                ],
+                ),
             ),
         )
         b.seed(
             "email",
-            f"INSERT INTO account_config (id, email, name, created_at) VALUES (1, {q(s.email)}, {q(s.name)}, "
-            "'2024-01-01T00:00:00Z');\nINSERT INTO folders (name) VALUES ('INBOX'), ('Sent'), ('Drafts'), "
-            "('Trash'), ('Spam');\n"
-            + inbox_sql(
+            mail_seed.mailbox(s.email, s.name)
+            + "\n"
+            + mail_seed.message(
                 "<welcome@harbour-lettings.example>",
                 "Welcome to Harbour Lettings",
                 "hello@harbour-lettings.example",
@@ -1203,7 +1176,7 @@ class AccessibleFlat(Family):
                 read=True,
             )
             + "\n"
-            + inbox_sql(
+            + mail_seed.message(
                 "<clinic@hospital.example>",
                 s.say("Appointment letter", "门诊预约单"),
                 "clinic@hospital.example",
@@ -1216,22 +1189,7 @@ class AccessibleFlat(Family):
                 read=True,
             ),
         )
-        uid = f"u_{s.user_key}"
-        stamp = "2025-01-01T00:00:00Z"
-        home = {"page_id": "pg_home", "parent_type": "workspace", "parent_id": "ws_1", "title": "Home", "archived": 0}
-        b.seed(
-            "notion",
-            "\n".join(
-                [
-                    rows_sql("users", [{"user_id": uid, "name": s.name, "email": s.email, "type": "person"}]),
-                    rows_sql("workspaces", [{"workspace_id": "ws_1", "name": s.name, "owner_user_id": uid}]),
-                    rows_sql(
-                        "pages",
-                        [{**home, "created_time": stamp, "last_edited_time": stamp, "properties_json": "{}"}],
-                    ),
-                ]
-            ),
-        )
+        b.seed("notion", notion_seed.workspace(f"u_{s.user_key}", s.name, s.email))
         b.use(*SERVICES)
 
     def _workspace(self, b: TaskBuilder, s: FlatStory) -> None:

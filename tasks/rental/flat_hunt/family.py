@@ -31,8 +31,13 @@ from vibelife_env.families import Family, InstanceKey, InstanceProfile, TaskBuil
 from vibelife_env.probes import rental
 from vibelife_env.probes.agent import oracle_family
 from vibelife_env.probes.base import Probe, Slot, add_stages, stage_groups, stage_index
-from vibelife_env.probes.rental import FlatStory, RentalAgent, cron, q
+from vibelife_env.probes.rental import FlatStory, RentalAgent, cron
+from vibelife_env.services import sql
+from vibelife_env.services.banking import seed as bank_seed
+from vibelife_env.services.calendar import seed as cal_seed
+from vibelife_env.services.email import seed as mail_seed
 from vibelife_env.services.maps import surface_trip
+from vibelife_env.services.notion import seed as notion_seed
 from vibelife_env.task.loader import Task
 
 GIVEN = ["Wei", "Na", "Jie", "Min", "Hao", "Lan", "Yu", "Ting", "Qiang", "Fang", "Lei", "Xin"]
@@ -888,62 +893,109 @@ class FlatHunt(Family):
     def _seed(self, b: TaskBuilder, s: FlatStory) -> None:
         lat0, lng0 = s.extras["office_ll"]
         places = [("pl_office", "Office", (lat0, lng0))] + s.extras["places"]
+        city_en = s.extras["city_en"]
         b.seed(
             "maps",
-            "INSERT INTO places (place_id, name, category, lat, lng, country, city, rating, price_level, "
-            "hours_json, phone, website, formatted) VALUES "
-            + ", ".join(
-                f"({q(p)}, {q(n)}, 'residential', {la:.6f}, {ln:.6f}, 'CN', {q(s.extras['city_en'])}, NULL, NULL, "
-                f"NULL, NULL, NULL, {q(n + ', ' + s.extras['city_en'])})"
-                for p, n, (la, ln) in places
-            )
-            + ";",
+            sql.insert(
+                "maps",
+                "places",
+                *(
+                    {
+                        "place_id": p,
+                        "name": n,
+                        "category": "residential",
+                        "lat": round(la, 6),
+                        "lng": round(ln, 6),
+                        "country": "CN",
+                        "city": city_en,
+                        "rating": None,
+                        "price_level": None,
+                        "hours_json": None,
+                        "phone": None,
+                        "website": None,
+                        "formatted": n + ", " + city_en,
+                    }
+                    for p, n, (la, ln) in places
+                ),
+            ),
         )
-        office = {"lat": lat0, "lng": lng0, "city": s.extras["city_en"]}
+        office = {"lat": lat0, "lng": lng0, "city": city_en}
         s.extras["commute"] = {
-            p: surface_trip({"lat": la, "lng": ln, "city": s.extras["city_en"]}, office, "bicycling")[1] / 60
+            p: surface_trip({"lat": la, "lng": ln, "city": city_en}, office, "bicycling")[1] / 60
             for p, _, (la, ln) in places
         }
         b.seed(
             "listing_platform",
-            "INSERT INTO agents (agent_id, name, agency, phone, rating, deals_count, service_area) "
-            "VALUES "
-            + ", ".join(
-                f"({q(a)}, {q('Agent ' + a[-1])}, {q(v[0])}, '400 100 000{a[-1]}', 4.5, 120, {q(s.city)})"
-                for a, v in s.agencies.items()
-            )
-            + ";",
-        )
-        cols = list(s.listings[0])
-        b.seed(
-            "listing_platform",
-            "\n".join(
-                f"INSERT INTO listings ({', '.join(cols)}) VALUES ("
-                + ", ".join(q(r[c]) if isinstance(r[c], str) else ("NULL" if r[c] is None else str(r[c])) for c in cols)
-                + ");"
-                for r in s.listings
+            sql.insert(
+                "listing_platform",
+                "agents",
+                *(
+                    {
+                        "agent_id": a,
+                        "name": "Agent " + a[-1],
+                        "agency": v[0],
+                        "phone": f"400 100 000{a[-1]}",
+                        "rating": 4.5,
+                        "deals_count": 120,
+                        "service_area": s.city,
+                    }
+                    for a, v in s.agencies.items()
+                ),
             ),
         )
+        b.seed("listing_platform", sql.insert("listing_platform", "listings", *s.listings))
         stock = s.say(
             "The photos are stock images; the flat looked nothing like them.", "照片是网图，实际房子完全不一样。"
         )
+        reviews = [
+            ("rev_1", "mer_ag_1", "u_x1", 5, "Honest agent, viewing on time.", "2025-11-01T10:00:00Z"),
+            ("rev_2", "mer_ag_2", "u_x2", 4, "Smooth remote viewing.", "2025-11-03T10:00:00Z"),
+            ("rev_3", "mer_ag_3", "u_x3", 1, stock, "2025-12-01T10:00:00Z"),
+            ("rev_4", "mer_ag_3", "u_x4", 2, "Photos were stock images from the internet.", "2025-12-08T10:00:00Z"),
+        ]
         b.seed(
             "review_platform",
-            "INSERT INTO merchants (merchant_id, name, category, city, area, address, phone, rating_tenths, "
-            "review_count, avg_price_minor, price_band, hours, tags, has_private_room, max_party_size) VALUES "
-            + ", ".join(
-                f"({q(v[2])}, {q(v[0])}, 'home_service', {q(s.extras['city_en'])}, {q(s.extras['district'])}, "
-                f"{q(s.extras['city_en'])}, '400 000 000{a[-1]}', {45 if a != 'ag_3' else 21}, 2, 0, '$$', "
-                "'09:00-21:00', 'lettings', 0, 0)"
-                for a, v in s.agencies.items()
+            sql.insert(
+                "review_platform",
+                "merchants",
+                *(
+                    {
+                        "merchant_id": v[2],
+                        "name": v[0],
+                        "category": "home_service",
+                        "city": city_en,
+                        "area": s.extras["district"],
+                        "address": city_en,
+                        "phone": f"400 000 000{a[-1]}",
+                        "rating_tenths": 45 if a != "ag_3" else 21,
+                        "review_count": 2,
+                        "avg_price_minor": 0,
+                        "price_band": "$$",
+                        "hours": "09:00-21:00",
+                        "tags": "lettings",
+                        "has_private_room": 0,
+                        "max_party_size": 0,
+                    }
+                    for a, v in s.agencies.items()
+                ),
             )
-            + ";\n"
-            "INSERT INTO reviews (review_id, merchant_id, user_id, rating, body, image_captions, created_at) VALUES "
-            "('rev_1', 'mer_ag_1', 'u_x1', 5, 'Honest agent, viewing on time.', NULL, '2025-11-01T10:00:00Z'), "
-            "('rev_2', 'mer_ag_2', 'u_x2', 4, 'Smooth remote viewing.', NULL, '2025-11-03T10:00:00Z'), "
-            f"('rev_3', 'mer_ag_3', 'u_x3', 1, {q(stock)}, NULL, '2025-12-01T10:00:00Z'), "
-            "('rev_4', 'mer_ag_3', 'u_x4', 2, 'Photos were stock images from the internet.', NULL, "
-            "'2025-12-08T10:00:00Z');",
+            + "\n"
+            + sql.insert(
+                "review_platform",
+                "reviews",
+                *(
+                    {
+                        "review_id": r,
+                        "merchant_id": m,
+                        "user_id": u,
+                        "rating": n,
+                        "body": body,
+                        "image_captions": None,
+                        "created_at": at,
+                    }
+                    for r, m, u, n, body, at in reviews
+                ),
+            ),
         )
         clash = s.extras["clash_day"]
         ev = [
@@ -953,65 +1005,56 @@ class FlatHunt(Family):
         s.extras["seeded_events"] = [e[0] for e in ev]
         b.seed(
             "calendar",
-            "INSERT INTO calendars (calendar_id, user_id, name, timezone, is_primary, created_at) VALUES "
-            f"('primary', '{s.user_key}', {q(s.name)}, 'Asia/Shanghai', 1, '2024-01-01T00:00:00Z');\n"
-            "INSERT INTO events (event_id, calendar_id, summary, location, start_dt, end_dt, status, created_at, "
-            "updated_at) VALUES "
-            + ", ".join(
-                f"({q(i)}, 'primary', {q(n)}, NULL, {q(a.isoformat())}, {q(z.isoformat())}, 'confirmed', "
-                "'2026-01-01T00:00:00Z', '2026-01-01T00:00:00Z')"
-                for i, n, a, z in ev
-            )
-            + ";",
+            cal_seed.calendar(s.user_key, s.name, "Asia/Shanghai")
+            + "\n"
+            + cal_seed.events(*(cal_seed.event_row(i, n, a, z) for i, n, a, z in ev)),
         )
         payees = [f"pay_{a}" for a in ("ag_1", "ag_2")]
         s.extras["payees"] = payees
         b.seed(
             "banking",
-            "INSERT INTO accounts (account_id, user_id, type, name, balance_minor, currency, opened_at) VALUES "
-            f"('{s.checking}', '{s.user_key}', 'checking', 'Current account', {s.cap * 6}, 'CNY', '2015-01-01T00:00:00Z');\n"
-            "INSERT INTO payees (payee_id, user_id, name, account_no, account_no_masked, bank_name, added_at) VALUES "
-            + ", ".join(
-                f"('pay_{a}', '{s.user_key}', {q(s.agencies[a][0])}, '6222 0000 1111 000{a[-1]}', "
-                f"'****000{a[-1]}', 'ICBC', '2026-01-01T00:00:00Z')"
+            bank_seed.account(s.checking, s.user_key, "Current account", s.cap * 6, opened_at="2015-01-01T00:00:00Z")
+            + "\n"
+            + "\n".join(
+                bank_seed.payee(
+                    f"pay_{a}",
+                    s.user_key,
+                    s.agencies[a][0],
+                    f"6222 0000 1111 000{a[-1]}",
+                    "ICBC",
+                    added_at="2026-01-01T00:00:00Z",
+                )
                 for a in ("ag_1", "ag_2")
-            )
-            + ";",
+            ),
         )
         day2 = (s.kickoff - timedelta(days=2)).isoformat()
         b.seed(
             "email",
-            f"INSERT INTO account_config (id, email, name, created_at) VALUES (1, '{s.email}', {q(s.name)}, "
-            "'2024-01-01T00:00:00Z');\nINSERT INTO folders (name) VALUES ('INBOX'), ('Sent'), ('Drafts'), "
-            "('Trash'), ('Spam');\n"
-            + rental.mail_sql(
-                "<welcome@anju-homes.example>",
-                "Welcome to Anju Homes",
-                "hello@anju-homes.example",
-                s.email,
-                s.kickoff - timedelta(days=3),
-                "Thanks for registering.",
-                1,
-            )
-            + "\n"
-            + rental.mail_sql(
-                "<payslip@employer.example>",
-                "Payslip",
-                "hr@employer.example",
-                s.email,
-                s.kickoff - timedelta(days=2),
-                f"Your payslip for last month ({day2[:7]}).",
-                1,
+            "\n".join(
+                [
+                    mail_seed.mailbox(s.email, s.name),
+                    mail_seed.message(
+                        "<welcome@anju-homes.example>",
+                        "Welcome to Anju Homes",
+                        "hello@anju-homes.example",
+                        s.email,
+                        s.kickoff - timedelta(days=3),
+                        "Thanks for registering.",
+                        read=True,
+                    ),
+                    mail_seed.message(
+                        "<payslip@employer.example>",
+                        "Payslip",
+                        "hr@employer.example",
+                        s.email,
+                        s.kickoff - timedelta(days=2),
+                        f"Your payslip for last month ({day2[:7]}).",
+                        read=True,
+                    ),
+                ]
             ),
         )
-        b.seed(
-            "notion",
-            f"INSERT INTO users (user_id, name, email, type) VALUES ('u_{s.user_key}', {q(s.name)}, '{s.email}', 'person');\n"
-            f"INSERT INTO workspaces (workspace_id, name, owner_user_id) VALUES ('ws_1', {q(s.name)}, 'u_{s.user_key}');\n"
-            "INSERT INTO pages (page_id, parent_type, parent_id, title, archived, created_time, last_edited_time, "
-            "properties_json) VALUES ('pg_home', 'workspace', 'ws_1', 'Home', 0, '2025-01-01T00:00:00Z', "
-            "'2025-01-01T00:00:00Z', '{}');",
-        )
+        b.seed("notion", notion_seed.workspace(f"u_{s.user_key}", s.name, s.email))
         b.use(
             "listing_platform", "maps", "review_platform", "calendar", "banking", "email", "notion", "notification_hub"
         )
@@ -1082,12 +1125,7 @@ def lease_mail(ctx: Any, s: FlatStory, mid: str, subject: str, body: str, at: da
     )
     agent = rows[0]["agent_id"] if rows and rows[0]["agent_id"] in s.agencies else "ag_1"
     sender = f"lettings@{s.agencies[agent][1]}"
-    ctx.world.services["email"].execute(
-        "INSERT INTO messages (folder_id, message_id, subject, from_addr, to_addr_json, date, body_text, is_read, "
-        "headers_json, uid, size, created_at) VALUES ((SELECT id FROM folders WHERE name = 'INBOX'), ?, ?, ?, ?, ?, ?, "
-        "0, '{}', NULL, ?, ?)",
-        (mid, subject, sender, json.dumps([s.email]), at.isoformat(), body, len(body), at.isoformat()),
-    )
+    ctx.world.services["email"].execute(mail_seed.message(mid, subject, sender, s.email, at, body))
 
 
 # ================================================================ oracle

@@ -32,9 +32,12 @@ from vibelife_env.families import Family, InstanceKey, InstanceProfile, TaskBuil
 from vibelife_env.probes import midterm, rental
 from vibelife_env.probes.agent import oracle_family
 from vibelife_env.probes.base import Probe, Slot, add_stages, stage_groups, stage_index
-from vibelife_env.probes.events import mutation, q, rows_sql, turn
+from vibelife_env.probes.events import mutation, turn
 from vibelife_env.probes.midterm import LetAgent, LetStory
 from vibelife_env.probes.tenancy import credit_sql
+from vibelife_env.services import sql
+from vibelife_env.services.banking import seed as bank_seed
+from vibelife_env.services.calendar import seed as cal_seed
 from vibelife_env.services.maps import surface_trip
 from vibelife_env.task.loader import Task
 
@@ -935,9 +938,10 @@ class HolidayLet(Family):
         places = [("pl_office", "Office", (lat0, lng0))] + s.extras["places"]
         b.seed(
             "maps",
-            rows_sql(
+            sql.insert(
+                "maps",
                 "places",
-                [
+                *(
                     {
                         "place_id": p,
                         "name": n,
@@ -949,7 +953,7 @@ class HolidayLet(Family):
                         "formatted": f"{n}, {s.extras['city_en']}",
                     }
                     for p, n, (la, ln) in places
-                ],
+                ),
             ),
         )
         here = s.extras["city_en"]
@@ -961,9 +965,10 @@ class HolidayLet(Family):
             s.extras["commute"][p] = secs / 60
         b.seed(
             "listing_platform",
-            rows_sql(
+            sql.insert(
+                "listing_platform",
                 "agents",
-                [
+                *(
                     {
                         "agent_id": a,
                         "name": f"Host desk {a[-1]}",
@@ -974,19 +979,20 @@ class HolidayLet(Family):
                         "service_area": s.city,
                     }
                     for a, v in s.agencies.items()
-                ],
+                ),
             )
             + "\n"
-            + rows_sql("listings", s.listings),
+            + sql.insert("listing_platform", "listings", *s.listings),
         )
         fl = s.extras["flights"]
         o, d = s.extras["home_air"], s.extras["dest_air"]
         eve = s.extras["eve"].isoformat()
         b.seed(
             "flight_booking",
-            rows_sql(
+            sql.insert(
+                "flight_booking",
                 "flights",
-                [
+                *(
                     {
                         "flight_no": n,
                         "origin": o,
@@ -999,20 +1005,22 @@ class HolidayLet(Family):
                         "carrier": n[:2],
                     }
                     for n, dep, arr, p, _ in fl
-                ],
+                ),
             )
             + "\n"
-            + rows_sql(
+            + sql.insert(
+                "flight_booking",
                 "fare_buckets",
-                [
+                *(
                     {"flight_no": n, "date": eve, "cabin": "ECONOMY", "price": p, "seats_remaining": 9}
                     for n, _, _, p, _ in fl
-                ],
+                ),
             )
             + "\n"
-            + rows_sql(
+            + sql.insert(
+                "flight_booking",
                 "flight_status",
-                [
+                *(
                     {
                         "flight_no": n,
                         "date": eve,
@@ -1025,7 +1033,7 @@ class HolidayLet(Family):
                         "last_updated": s.kickoff.isoformat(),
                     }
                     for n, *_ in fl
-                ],
+                ),
             ),
         )
         valid0 = [r for r in s.listings if r["listing_id"] in s.extras["valid0"]]
@@ -1045,45 +1053,30 @@ class HolidayLet(Family):
         s.extras["seeded_events"] = [x[0] for x in ev]
         b.seed(
             "calendar",
-            "INSERT INTO calendars (calendar_id, user_id, name, timezone, is_primary, created_at) VALUES "
-            f"('primary', '{s.user_key}', {q(s.name)}, 'Asia/Shanghai', 1, '2024-01-01T00:00:00Z');\n"
-            + rows_sql(
-                "events",
-                [
-                    {
-                        "event_id": i,
-                        "calendar_id": "primary",
-                        "summary": n,
-                        "location": None,
-                        "start_dt": a.isoformat(),
-                        "end_dt": z.isoformat(),
-                        "status": "confirmed",
-                        "created_at": "2026-01-01T00:00:00Z",
-                        "updated_at": "2026-01-01T00:00:00Z",
-                    }
-                    for i, n, a, z in ev
-                ],
-            ),
+            cal_seed.calendar(s.user_key, s.name, "Asia/Shanghai")
+            + "\n"
+            + cal_seed.events(*(cal_seed.event_row(i, n, a, z) for i, n, a, z in ev)),
         )
         s.extras["payees"] = [f"pay_{a}" for a in s.agencies]
         b.seed(
             "banking",
-            "INSERT INTO accounts (account_id, user_id, type, name, balance_minor, currency, opened_at) VALUES "
-            f"('{s.checking}', '{s.user_key}', 'checking', 'Current account', {s.budget * 3}, 'CNY', '2015-01-01T00:00:00Z');\n"
-            + rows_sql(
-                "payees",
+            "\n".join(
                 [
-                    {
-                        "payee_id": f"pay_{a}",
-                        "user_id": s.user_key,
-                        "name": v[0],
-                        "account_no": f"6222 0000 2222 000{a[-1]}",
-                        "account_no_masked": f"****000{a[-1]}",
-                        "bank_name": "ICBC",
-                        "added_at": "2026-01-01T00:00:00Z",
-                    }
-                    for a, v in s.agencies.items()
-                ],
+                    bank_seed.account(
+                        s.checking, s.user_key, "Current account", s.budget * 3, opened_at="2015-01-01T00:00:00Z"
+                    ),
+                    *(
+                        bank_seed.payee(
+                            f"pay_{a}",
+                            s.user_key,
+                            v[0],
+                            f"6222 0000 2222 000{a[-1]}",
+                            "ICBC",
+                            added_at="2026-01-01T00:00:00Z",
+                        )
+                        for a, v in s.agencies.items()
+                    ),
+                ]
             ),
         )
         assignment = s.say(
@@ -1097,8 +1090,8 @@ class HolidayLet(Family):
              "Thanks for registering for monthly stays."),
             ("<assignment@employer.example>", s.say("Your assignment", "外派通知"), HR, 2, assignment),
         ]  # fmt: skip
-        for sql in midterm.mailbox_sql(s, inbox):
-            b.seed("email", sql)
+        for stmt in midterm.mailbox_sql(s, inbox):
+            b.seed("email", stmt)
         b.seed("notion", midterm.notion_home_sql(s))
         b.use(
             "listing_platform", "maps", "flight_booking", "calendar", "banking", "email", "notion", "notification_hub"
@@ -1153,9 +1146,9 @@ class HolidayLet(Family):
 
 
 # ============================================================ world reads
-def _bank(ctx: Any, sql: str) -> None:
+def _bank(ctx: Any, script: str) -> None:
     """Run a multi-statement banking SQL from a world script, one statement at a time."""
-    for stmt in sql.split(";\n"):
+    for stmt in script.split(";\n"):
         if stmt.strip():
             ctx.world.services["banking"].execute(stmt)
 

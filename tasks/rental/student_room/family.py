@@ -37,10 +37,15 @@ from vibelife_env.families import Family, InstanceKey, InstanceProfile, TaskBuil
 from vibelife_env.probes import rental, studentlet
 from vibelife_env.probes.agent import oracle_family
 from vibelife_env.probes.base import Probe, Slot, add_stages, stage_groups, stage_index
-from vibelife_env.probes.events import inbox_sql, mutation, turn
+from vibelife_env.probes.events import mutation, turn
 from vibelife_env.probes.rental import FlatStory
-from vibelife_env.probes.studentlet import StudentAgent, guarded, insert
+from vibelife_env.probes.studentlet import StudentAgent, guarded
+from vibelife_env.services import sql
+from vibelife_env.services.banking import seed as bank_seed
+from vibelife_env.services.calendar import seed as cal_seed
+from vibelife_env.services.email import seed as mail_seed
 from vibelife_env.services.maps import surface_trip
+from vibelife_env.services.notion import seed as notion_seed
 from vibelife_env.task.loader import Task
 
 GIVEN = ["Yichen", "Ruoxi", "Haoran", "Zixuan", "Mengqi", "Junjie", "Siyu", "Bowen", "Xinyi", "Tianyu"]
@@ -587,69 +592,33 @@ class StudentRoom(Family):
             ),
         ]
         world = {
-            "maps": [insert("places", place_rows)],
-            "listing_platform": [insert("agents", agents), insert("listings", s.listings)],
-            "review_platform": [insert("merchants", merchants), insert("reviews", reviews)],
+            "maps": [sql.insert("maps", "places", *place_rows)],
+            "listing_platform": [
+                sql.insert("listing_platform", "agents", *agents),
+                sql.insert("listing_platform", "listings", *s.listings),
+            ],
+            "review_platform": [
+                sql.insert("review_platform", "merchants", *merchants),
+                sql.insert("review_platform", "reviews", *reviews),
+            ],
             "calendar": [
-                insert(
-                    "calendars",
-                    [
-                        dict(
-                            calendar_id="primary",
-                            user_id=s.user_key,
-                            name=s.name,
-                            timezone="Asia/Shanghai",
-                            is_primary=1,
-                            created_at=stamp,
-                        )
-                    ],
-                ),
-                insert("events", events),
+                cal_seed.calendar(s.user_key, s.name, "Asia/Shanghai", created_at=stamp),
+                cal_seed.events(*events),
             ],
             "banking": [
-                insert(
-                    "accounts",
-                    [
-                        dict(
-                            account_id=s.checking,
-                            user_id=s.user_key,
-                            type="checking",
-                            name="Everyday account",
-                            balance_minor=s.extras["opening"],
-                            currency="CNY",
-                            opened_at="2020-01-01T00:00:00Z",
-                        )
-                    ],
+                bank_seed.account(
+                    s.checking, s.user_key, "Everyday account", s.extras["opening"], opened_at="2020-01-01T00:00:00Z"
                 ),
-                insert("payees", payees),
+                sql.insert("banking", "payees", *payees),
             ],
             "email": [
-                insert("account_config", [dict(id=1, email=s.email, name=s.name, created_at=stamp)]),
-                insert("folders", [dict(name=f) for f in ("INBOX", "Sent", "Drafts", "Trash", "Spam")]),
+                mail_seed.mailbox(s.email, s.name, created_at=stamp),
                 *(
-                    inbox_sql(m, subj, frm, s.email, s.kickoff - timedelta(days=d), body, read=True)
+                    mail_seed.message(m, subj, frm, s.email, s.kickoff - timedelta(days=d), body, read=True)
                     for m, subj, frm, d, body in mails
                 ),
             ],
-            "notion": [
-                insert("users", [dict(user_id=f"u_{s.user_key}", name=s.name, email=s.email, type="person")]),
-                insert("workspaces", [dict(workspace_id="ws_1", name=s.name, owner_user_id=f"u_{s.user_key}")]),
-                insert(
-                    "pages",
-                    [
-                        dict(
-                            page_id="pg_home",
-                            parent_type="workspace",
-                            parent_id="ws_1",
-                            title="Home",
-                            archived=0,
-                            created_time=stamp,
-                            last_edited_time=stamp,
-                            properties_json="{}",
-                        )
-                    ],
-                ),
-            ],
+            "notion": [notion_seed.workspace(f"u_{s.user_key}", s.name, s.email, created=stamp)],
         }
         for service, statements in world.items():
             b.seed(service, "\n".join(statements))
