@@ -456,7 +456,7 @@ def shop_sql(s: GymStory) -> str:
         "200030",
         1,
     )
-    tables = [
+    tables: list[tuple[str, str, list[Any]]] = [
         (
             "products",
             "product_id, title, brand, category, description, rating, rating_count, sales_count, base_price_minor",
