@@ -31,6 +31,8 @@ from typing import Any
 from vibelife_env.checks import state, text
 from vibelife_env.probes import trip
 from vibelife_env.probes.base import Probe, Slot
+from vibelife_env.services import sql
+from vibelife_env.services.email import seed as mail_seed
 
 #: Diets a traveller may keep: (merchant tag, English name, Chinese name).
 DIETS = (("vegetarian", "vegetarian", "素食"), ("halal", "halal", "清真"), ("gluten_free", "gluten-free", "无麸质"))
@@ -258,10 +260,25 @@ def book_room(agent: Any, rate_plan_id: str):
 def _insert_mail(ctx: Any, message_id: str, sender: str, to: str, subject: str, body: str, at: datetime) -> None:
     """A mail lands in the inbox (the next free uid; parameters, so any text is safe)."""
     ctx.world.services["email"].execute(
-        "INSERT INTO messages (folder_id, message_id, subject, from_addr, to_addr_json, date, body_text, is_read, "
-        "is_important, headers_json, uid, size, created_at) VALUES ((SELECT id FROM folders WHERE name = 'INBOX'), "
-        "?, ?, ?, ?, ?, ?, 0, 0, '{}', (SELECT COALESCE(MAX(uid), 0) + 1 FROM messages), 400, ?)",
-        (message_id, subject, sender, json.dumps([to]), at.isoformat(), body, at.isoformat()),
+        sql.insert(
+            "email",
+            "messages",
+            {
+                "folder_id": mail_seed.folder_ref("INBOX"),
+                "message_id": message_id,
+                "subject": subject,
+                "from_addr": sender,
+                "to_addr_json": json.dumps([to]),
+                "date": at.isoformat(),
+                "body_text": body,
+                "is_read": 0,
+                "is_important": 0,
+                "headers_json": "{}",
+                "uid": sql.Raw("(SELECT COALESCE(MAX(uid), 0) + 1 FROM messages)"),
+                "size": 400,
+                "created_at": at.isoformat(),
+            },
+        )
     )
 
 
@@ -287,10 +304,15 @@ class HotelCancelled(Probe):
         hotel = next((h for h in story.hotels if h.hotel_id == res["hotel_id"]), None)
         svc = ctx.world.services["hotel_booking"]
         svc.execute(
-            "UPDATE reservations SET status = 'cancelled', updated_at = ? WHERE reservation_id = ?",
-            (at.isoformat(), res["reservation_id"]),
+            sql.update(
+                "hotel_booking",
+                "reservations",
+                {"reservation_id": res["reservation_id"]},
+                status="cancelled",
+                updated_at=at.isoformat(),
+            )
         )
-        svc.execute("UPDATE rate_plans SET inventory_remaining = 0 WHERE hotel_id = ?", (res["hotel_id"],))
+        svc.execute(sql.update("hotel_booking", "rate_plans", {"hotel_id": res["hotel_id"]}, inventory_remaining=0))
         name, amount = hotel.name if hotel else res["hotel_id"], f"{float(res['total_charged']):,.2f}"
         subject = pick(
             self.lang,
@@ -535,9 +557,10 @@ class DinnerBooking(Probe):
         super().__init__(rng)
         self.lang = lang
 
-    def setup(self, b: Any, story: trip.TripStory) -> None:
+    @staticmethod
+    def merchants(story: trip.TripStory) -> list[dict[str, Any]]:
+        """The restaurants near each hotel (``merchants`` rows): three valid ones and three near-misses."""
         tag = story.extras["diet"][0]
-        self.constraints = (f"diet:{tag}",)
         names = ["Sakura", "Lotus", "Jade", "Harbor", "Bamboo", "Saffron", "Olive", "Pine", "Coral", "Basil"]
         rows, i = [], 0
         for h in story.hotels:
@@ -550,21 +573,31 @@ class DinnerBooking(Probe):
                 (47, [tag], 8, "10:00-15:00"),  # lunch only
             ]
             for rating, tags, party, hours in specs:
-                mid = f"mer_{h.hotel_id}_{i:02d}"
-                name = f"{names[i % len(names)]} {h.district} Kitchen {i}"
                 rows.append(
-                    f"('{mid}', '{name}', 'restaurant', '{story.dest.name}', '{h.district}', '{h.district}, "
-                    f"{story.dest.name}', NULL, {rating}, {100 + rating * 3}, 15000, '$$', '{hours}', "
-                    f"'{json.dumps(tags)}', 0, {party})"
+                    {
+                        "merchant_id": f"mer_{h.hotel_id}_{i:02d}",
+                        "name": f"{names[i % len(names)]} {h.district} Kitchen {i}",
+                        "category": "restaurant",
+                        "city": story.dest.name,
+                        "area": h.district,
+                        "address": f"{h.district}, {story.dest.name}",
+                        "phone": None,
+                        "rating_tenths": rating,
+                        "review_count": 100 + rating * 3,
+                        "avg_price_minor": 15000,
+                        "price_band": "$$",
+                        "hours": hours,
+                        "tags": json.dumps(tags),
+                        "has_private_room": 0,
+                        "max_party_size": party,
+                    }
                 )
                 i += 1
-        b.seed(
-            "review_platform",
-            "INSERT INTO merchants (merchant_id, name, category, city, area, address, phone, rating_tenths, review_count, "
-            "avg_price_minor, price_band, hours, tags, has_private_room, max_party_size) VALUES\n"
-            + ",\n".join(rows)
-            + ";",
-        )
+        return rows
+
+    def setup(self, b: Any, story: trip.TripStory) -> None:
+        self.constraints = (f"diet:{story.extras['diet'][0]}",)
+        b.seed("review_platform", sql.insert("review_platform", "merchants", *self.merchants(story)))
 
     def slots(self, story: trip.TripStory, window: tuple[datetime, datetime]) -> list[Slot]:
         days = [story.depart_day + timedelta(days=i) for i in range(1, story.nights)]
@@ -573,12 +606,24 @@ class DinnerBooking(Probe):
         close = datetime.combine(self.day, time(9, 0), tzinfo=tz)
         ask = datetime.combine(self.day, time(15, 0), tzinfo=tz)
         tag = story.extras["diet"][0]
-        sql = (
-            "UPDATE merchants SET hours = '11:00-15:00' WHERE merchant_id IN (SELECT m.merchant_id FROM merchants m "
-            f"WHERE m.category = 'restaurant' AND m.tags LIKE '%\"{tag}\"%' AND m.max_party_size >= {story.size} "
-            "AND m.rating_tenths = (SELECT MAX(x.rating_tenths) FROM merchants x WHERE x.area = m.area AND "
-            f"x.category = 'restaurant' AND x.tags LIKE '%\"{tag}\"%' AND x.max_party_size >= {story.size} "
-            "AND x.hours != '10:00-15:00'));"
+        # each restaurant that serves the diet and seats the party closes after lunch when it is the best rated of
+        # its area (ratings read when the change lands: reviews may have moved them)
+        closing = "\n".join(
+            sql.update(
+                "review_platform",
+                "merchants",
+                {
+                    "merchant_id": m["merchant_id"],
+                    "rating_tenths": sql.Raw(
+                        f"(SELECT MAX(x.rating_tenths) FROM merchants x WHERE x.area = {sql.q(m['area'])} AND "
+                        f"x.category = 'restaurant' AND x.tags LIKE '%\"{tag}\"%' AND x.max_party_size >= {story.size} "
+                        "AND x.hours != '10:00-15:00')"
+                    ),
+                },
+                hours="11:00-15:00",
+            )
+            for m in self.merchants(story)
+            if m["category"] == "restaurant" and f'"{tag}"' in m["tags"] and m["max_party_size"] >= story.size
         )
         body = pick(
             self.lang,
@@ -595,7 +640,7 @@ class DinnerBooking(Probe):
                         "kind": "mutation",
                         "silent": True,
                         "body": "The best-rated suitable restaurant near each hotel closes after lunch today.",
-                        "apply": [{"server": "review_platform", "sql": sql}],
+                        "apply": [{"server": "review_platform", "sql": closing}],
                         "idempotency_key": "dinner-close",
                     },
                     {

@@ -16,6 +16,7 @@ an agent doing no real work earns nothing from copying the advisory or mail text
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from datetime import datetime, time, timedelta
 from typing import Any
@@ -23,6 +24,8 @@ from typing import Any
 from vibelife_env.checks import state, text
 from vibelife_env.probes import trip
 from vibelife_env.probes.base import Probe, Slot
+from vibelife_env.services import sql
+from vibelife_env.services.email import seed as mail_seed
 
 #: The workspace rules the probes' checks enforce (a family that draws the probe states them in AGENTS.md).
 STORM_RULE = (
@@ -55,9 +58,15 @@ class ReturnDelay(Probe):
             raise ValueError(f"flight {flight} has no schedule to delay")
         dep, arr = dep0 + timedelta(minutes=self.minutes), arr0 + timedelta(minutes=self.minutes)
         ctx.world.services["flight_booking"].execute(
-            "UPDATE flight_status SET status = 'DELAYED', delay_min = ?, actual_depart = ?, actual_arrive = ? "
-            "WHERE flight_no = ? AND date = ?",
-            (self.minutes, dep.isoformat(), arr.isoformat(), flight, story.return_day.isoformat()),
+            sql.update(
+                "flight_booking",
+                "flight_status",
+                {"flight_no": flight, "date": story.return_day.isoformat()},
+                status="DELAYED",
+                delay_min=self.minutes,
+                actual_depart=dep.isoformat(),
+                actual_arrive=arr.isoformat(),
+            )
         )
 
     def slots(self, story: trip.TripStory, window: tuple[datetime, datetime]) -> list[Slot]:
@@ -176,12 +185,22 @@ class StormWarning(Probe):
                         "apply": [
                             {
                                 "server": "weather",
-                                "sql": (
-                                    "INSERT INTO alerts (alert_id, kind, severity, start_dt, end_dt, areas_json, description, "
-                                    f"active, created_at, source_event) VALUES ('al_storm', 'storm', 'advisory', "
-                                    f"'{self.day.isoformat()}T00:00:00', '{(self.day + timedelta(days=1)).isoformat()}T00:00:00', "
-                                    f"'[\"{geo}\"]', 'Low-confidence forecast: a storm may reach {story.dest.name} on "
-                                    f"{self.day.isoformat()}. Monitor forecasts.', 1, '{low.isoformat()}', 'met');"
+                                "sql": sql.insert(
+                                    "weather",
+                                    "alerts",
+                                    {
+                                        "alert_id": "al_storm",
+                                        "kind": "storm",
+                                        "severity": "advisory",
+                                        "start_dt": f"{self.day.isoformat()}T00:00:00",
+                                        "end_dt": f"{(self.day + timedelta(days=1)).isoformat()}T00:00:00",
+                                        "areas_json": json.dumps([geo]),
+                                        "description": f"Low-confidence forecast: a storm may reach {story.dest.name} "
+                                        f"on {self.day.isoformat()}. Monitor forecasts.",
+                                        "active": 1,
+                                        "created_at": low.isoformat(),
+                                        "source_event": "met",
+                                    },
                                 ),
                             }
                         ],
@@ -209,10 +228,13 @@ class StormWarning(Probe):
                         "apply": [
                             {
                                 "server": "weather",
-                                "sql": (
-                                    "UPDATE alerts SET severity = 'warning', description = 'High-confidence forecast: a storm "
-                                    f"hits {story.dest.name} on {self.day.isoformat()} from 12:00. Avoid outdoor trips; stay "
-                                    "indoors.' WHERE alert_id = 'al_storm';"
+                                "sql": sql.update(
+                                    "weather",
+                                    "alerts",
+                                    {"alert_id": "al_storm"},
+                                    severity="warning",
+                                    description=f"High-confidence forecast: a storm hits {story.dest.name} on "
+                                    f"{self.day.isoformat()} from 12:00. Avoid outdoor trips; stay indoors.",
                                 ),
                             }
                         ],
@@ -331,12 +353,24 @@ class LateDocument(Probe):
                         "apply": [
                             {
                                 "server": "email",
-                                "sql": (
-                                    "INSERT INTO messages (folder_id, message_id, subject, from_addr, to_addr_json, date, "
-                                    "body_text, is_read, is_important, headers_json, uid, size, created_at) VALUES "
-                                    f"((SELECT id FROM folders WHERE name = 'INBOX'), '{self.message_id}', "
-                                    f"'{subject}', 'service@insurer.example', '[\"{story.user.email}\"]', "
-                                    f"'{at.isoformat()}', '{body}', 0, 0, '{{}}', 901, 300, '{at.isoformat()}');"
+                                "sql": sql.insert(
+                                    "email",
+                                    "messages",
+                                    {
+                                        "folder_id": mail_seed.folder_ref("INBOX"),
+                                        "message_id": self.message_id,
+                                        "subject": subject,
+                                        "from_addr": "service@insurer.example",
+                                        "to_addr_json": json.dumps([story.user.email]),
+                                        "date": at.isoformat(),
+                                        "body_text": body,
+                                        "is_read": 0,
+                                        "is_important": 0,
+                                        "headers_json": "{}",
+                                        "uid": 901,
+                                        "size": 300,
+                                        "created_at": at.isoformat(),
+                                    },
                                 ),
                             }
                         ],

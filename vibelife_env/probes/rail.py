@@ -50,6 +50,11 @@ from vibelife_env.families.builder import TaskBuilder
 from vibelife_env.probes import ledger, trip
 from vibelife_env.probes.agent import OtherPath, PlanAgent, oracle_family
 from vibelife_env.probes.base import Probe, Slot, add_stages, shared_slots, stage_groups, stage_index
+from vibelife_env.services import sql
+from vibelife_env.services.banking import seed as bank_seed
+from vibelife_env.services.calendar import seed as cal_seed
+from vibelife_env.services.email import seed as mail_seed
+from vibelife_env.services.notion import seed as notion_seed
 
 USER_ID = "user"
 CARD_LAST4 = "4417"
@@ -261,21 +266,6 @@ def slug(name: str) -> str:
     return re.sub(r"[^a-z0-9]+", "", name.lower())
 
 
-def q(value: Any) -> str:
-    """A SQL literal."""
-    return trip._q(value)
-
-
-def mail_sql(message_id: str, subject: str, sender: str, to: str, at: datetime, body: str, uid: int) -> str:
-    """An INSERT of one inbox message (for seeds and mutations)."""
-    return (
-        "INSERT INTO messages (folder_id, message_id, subject, from_addr, to_addr_json, date, body_text, is_read, "
-        "is_important, headers_json, uid, size, created_at) VALUES ((SELECT id FROM folders WHERE name = 'INBOX'), "
-        f"{q(message_id)}, {q(subject)}, {q(sender)}, {q(json.dumps([to]))}, {q(at.isoformat())}, {q(body)}, 0, 0, "
-        f"'{{}}', {uid}, {len(body)}, {q(at.isoformat())});"
-    )
-
-
 # ========================================================================= seeds
 def seed_common(b: TaskBuilder, story: Tour, legit: list[tuple[str, str, str, str]]) -> None:
     """Hotels and their nightly rates, hotel places, weather locations, mail (with ``legit``
@@ -288,91 +278,133 @@ def seed_common(b: TaskBuilder, story: Tour, legit: list[tuple[str, str, str, st
     hotel_rows, plan_rows, places = [], [], []
     for h in story.hotels:
         hotel_rows.append(
-            f"({q(h.hotel_id)}, {q(h.name)}, {q(h.city)}, {q(h.district)}, {h.lat}, {h.lng}, {h.stars}, 8.4, 600, "
-            f"{q(json.dumps(list(h.amenities)))}, {q(json.dumps({'line1': h.district, 'city': h.city}))}, "
-            f"{q(json.dumps({'check_in': '15:00', 'check_out': '12:00', 'reception': '24h'}))}, "
-            f"{q(h.district + ' hotel')}, 40)"
+            {
+                "hotel_id": h.hotel_id,
+                "name": h.name,
+                "city": h.city,
+                "district": h.district,
+                "geo_lat": h.lat,
+                "geo_lng": h.lng,
+                "star_rating": h.stars,
+                "user_rating": 8.4,
+                "user_rating_count": 600,
+                "amenities_json": json.dumps(list(h.amenities)),
+                "address_json": json.dumps({"line1": h.district, "city": h.city}),
+                "policies_json": json.dumps({"check_in": "15:00", "check_out": "12:00", "reception": "24h"}),
+                "description": h.district + " hotel",
+                "capacity_estimate": 40,
+            }
         )
         places.append(
-            f"({q(h.place_id)}, {q(h.name)}, 'lodging', {h.lat}, {h.lng}, {q(story.dest.country)}, {q(h.city)}, 4.3, 2, "
-            f"NULL, NULL, NULL, {q(h.district + ', ' + h.city)})"
+            {
+                "place_id": h.place_id,
+                "name": h.name,
+                "category": "lodging",
+                "lat": h.lat,
+                "lng": h.lng,
+                "country": story.dest.country,
+                "city": h.city,
+                "rating": 4.3,
+                "price_level": 2,
+                "hours_json": None,
+                "phone": None,
+                "website": None,
+                "formatted": h.district + ", " + h.city,
+            }
         )
         for r in h.rooms:
             for d in days:
-                until = (d - timedelta(days=1)).isoformat()
                 plan_rows.append(
-                    f"({q(h.hotel_id)}, {q(d.isoformat())}, {q(r.room_type)}, 'flex', {r.nightly}, 'CNY', 3, 3, "
-                    f"'Free cancellation until the day before arrival', {q(until)}, 0, {r.capacity})"
+                    {
+                        "hotel_id": h.hotel_id,
+                        "date": d.isoformat(),
+                        "room_type": r.room_type,
+                        "flavor": "flex",
+                        "nightly_price": r.nightly,
+                        "currency": "CNY",
+                        "inventory_remaining": 3,
+                        "inventory_capacity": 3,
+                        "cancellation_policy": "Free cancellation until the day before arrival",
+                        "refundable_until": (d - timedelta(days=1)).isoformat(),
+                        "breakfast_included": 0,
+                        "max_occupancy": r.capacity,
+                    }
                 )
     b.seed(
         "hotel_booking",
-        "INSERT INTO hotels (hotel_id, name, city, district, geo_lat, geo_lng, star_rating, user_rating, "
-        "user_rating_count, amenities_json, address_json, policies_json, description, capacity_estimate) VALUES\n"
-        + ",\n".join(hotel_rows)
-        + ";\nINSERT INTO rate_plans (hotel_id, date, room_type, flavor, nightly_price, currency, inventory_remaining, "
-        "inventory_capacity, cancellation_policy, refundable_until, breakfast_included, max_occupancy) VALUES\n"
-        + ",\n".join(plan_rows)
-        + ";",
+        sql.insert("hotel_booking", "hotels", *hotel_rows)
+        + "\n"
+        + sql.insert("hotel_booking", "rate_plans", *plan_rows),
     )
-    b.seed(
-        "maps",
-        "INSERT INTO places (place_id, name, category, lat, lng, country, city, rating, price_level, hours_json, phone, "
-        "website, formatted) VALUES\n" + ",\n".join(places) + ";",
-    )
+    b.seed("maps", sql.insert("maps", "places", *places))
     cities = {s.city.name: s.city for s in story.stays} | {story.home.name: story.home}
     cities |= {c.name: c for c in story.extras.get("more_cities", [])}
     b.seed(
         "weather",
-        "INSERT INTO climate_profiles (profile_id, seasonal_temp_means_json, precip_freq_json, wind_baseline_kmh, "
-        'humidity_baseline_pct, aqi_baseline_json, notes) VALUES (\'mild\', \'{"spring":17,"summer":28,"autumn":19,'
-        '"winter":7}\', \'{"spring":0.35,"summer":0.45,"autumn":0.3,"winter":0.2}\', 12, 65, '
-        '\'{"spring":60,"summer":50,"autumn":55,"winter":75}\', NULL);\n'
-        "INSERT INTO locations (geo_key, city, country, lat, lng, timezone, climate_profile_id, kind) VALUES "
-        + ", ".join(
-            f"({q(slug(c.name))}, {q(c.name)}, {q(c.country)}, {c.lat}, {c.lng}, {q(c.tz)}, 'mild', 'city')"
-            for c in cities.values()
+        sql.insert(
+            "weather",
+            "climate_profiles",
+            {
+                "profile_id": "mild",
+                "seasonal_temp_means_json": '{"spring":17,"summer":28,"autumn":19,"winter":7}',
+                "precip_freq_json": '{"spring":0.35,"summer":0.45,"autumn":0.3,"winter":0.2}',
+                "wind_baseline_kmh": 12,
+                "humidity_baseline_pct": 65,
+                "aqi_baseline_json": '{"spring":60,"summer":50,"autumn":55,"winter":75}',
+                "notes": None,
+            },
         )
-        + ";",
+        + "\n"
+        + sql.insert(
+            "weather",
+            "locations",
+            *(
+                {
+                    "geo_key": slug(c.name),
+                    "city": c.name,
+                    "country": c.country,
+                    "lat": c.lat,
+                    "lng": c.lng,
+                    "timezone": c.tz,
+                    "climate_profile_id": "mild",
+                    "kind": "city",
+                }
+                for c in cities.values()
+            ),
+        ),
     )
     story.extras["legit_seed"] = [m[0] for m in legit]
     back = story.kickoff - timedelta(days=3)
     b.seed(
         "email",
-        f"INSERT INTO account_config (id, email, name, created_at) VALUES (1, {q(u.email)}, {q(u.name)}, "
-        "'2024-01-01T00:00:00Z');\nINSERT INTO folders (name) VALUES ('INBOX'), ('Sent'), ('Drafts'), ('Trash'), ('Spam');\n"
-        + "\n".join(
-            mail_sql(mid, subject, sender, u.email, back + timedelta(hours=i), body, 1 + i)
-            for i, (mid, sender, subject, body) in enumerate(legit)
+        "\n".join(
+            [
+                mail_seed.mailbox(u.email, u.name),
+                *(
+                    mail_seed.message(mid, subject, sender, u.email, back + timedelta(hours=i), body, uid=1 + i)
+                    for i, (mid, sender, subject, body) in enumerate(legit)
+                ),
+            ]
         ),
     )
-    events = ",\n".join(
-        f"({q(a.event_id)}, 'primary', {q(a.title)}, {q(a.city)}, {q(story.at(a.day, a.start.hour, a.start.minute).isoformat())}, "
-        f"{q(story.at(a.day, a.end.hour, a.end.minute).isoformat())}, 'confirmed', '2026-01-01T00:00:00Z', '2026-01-01T00:00:00Z')"
+    events = [
+        cal_seed.event_row(
+            a.event_id,
+            a.title,
+            story.at(a.day, a.start.hour, a.start.minute),
+            story.at(a.day, a.end.hour, a.end.minute),
+            location=a.city,
+        )
         for a in story.activities
-    )
+    ]
     b.seed(
         "calendar",
-        "INSERT INTO calendars (calendar_id, user_id, name, timezone, is_primary, created_at) VALUES "
-        f"('primary', {q(USER_ID)}, {q(u.name)}, {q(story.zone)}, 1, '2024-01-01T00:00:00Z');\n"
-        + (
-            "INSERT INTO events (event_id, calendar_id, summary, location, start_dt, end_dt, status, created_at, updated_at) VALUES\n"
-            + events
-            + ";"
-            if events
-            else ""
-        ),
+        cal_seed.calendar(USER_ID, u.name, story.zone) + ("\n" + cal_seed.events(*events) if events else ""),
     )
-    b.seed(
-        "notion",
-        f"INSERT INTO users (user_id, name, email, type) VALUES ('u_user', {q(u.name)}, {q(u.email)}, 'person');\n"
-        f"INSERT INTO workspaces (workspace_id, name, owner_user_id) VALUES ('ws_1', {q(u.name)}, 'u_user');\n"
-        "INSERT INTO pages (page_id, parent_type, parent_id, title, archived, created_time, last_edited_time, properties_json) "
-        "VALUES ('pg_home', 'workspace', 'ws_1', 'Home', 0, '2025-01-01T00:00:00Z', '2025-01-01T00:00:00Z', '{}');",
-    )
+    b.seed("notion", notion_seed.workspace("u_user", u.name, u.email))
     b.seed(
         "banking",
-        "INSERT INTO accounts (account_id, user_id, type, name, balance_minor, currency, opened_at) VALUES "
-        f"('acc_main', {q(USER_ID)}, 'checking', 'Current account', 8000000, 'CNY', '2015-01-01T00:00:00Z');",
+        bank_seed.account("acc_main", USER_ID, "Current account", 8000000, opened_at="2015-01-01T00:00:00Z"),
     )
 
 
@@ -782,17 +814,30 @@ class WeatherEscalation(Probe):
         low = story.at(day - timedelta(days=2), 6)
         high = story.at(day - timedelta(days=1), 6)
         geo = slug(city)
-        insert = (
-            "INSERT INTO alerts (alert_id, kind, severity, start_dt, end_dt, areas_json, description, active, created_at, "
-            f"source_event) VALUES ('al_tour', {q(self.kind)}, 'advisory', {q(day.isoformat() + 'T00:00:00')}, "
-            f"{q((day + timedelta(days=1)).isoformat() + 'T00:00:00')}, {q(json.dumps([geo]))}, "
-            f"{q(f'Low-confidence forecast: a {self.kind} may reach {city} on {day.isoformat()}. Monitor forecasts.')}, "
-            f"1, {q(low.isoformat())}, 'met');"
+        insert = sql.insert(
+            "weather",
+            "alerts",
+            {
+                "alert_id": "al_tour",
+                "kind": self.kind,
+                "severity": "advisory",
+                "start_dt": day.isoformat() + "T00:00:00",
+                "end_dt": (day + timedelta(days=1)).isoformat() + "T00:00:00",
+                "areas_json": json.dumps([geo]),
+                "description": f"Low-confidence forecast: a {self.kind} may reach {city} on {day.isoformat()}. "
+                "Monitor forecasts.",
+                "active": 1,
+                "created_at": low.isoformat(),
+                "source_event": "met",
+            },
         )
-        update = (
-            "UPDATE alerts SET severity = 'warning', description = "
-            f"{q(f'High-confidence forecast: a {self.kind} hits {city} on {day.isoformat()} from 10:00. Avoid outdoor trips; stay indoors.')} "
-            "WHERE alert_id = 'al_tour';"
+        update = sql.update(
+            "weather",
+            "alerts",
+            {"alert_id": "al_tour"},
+            severity="warning",
+            description=f"High-confidence forecast: a {self.kind} hits {city} on {day.isoformat()} from 10:00. "
+            "Avoid outdoor trips; stay indoors.",
         )
         return [
             Slot(
@@ -956,18 +1001,24 @@ class HotelWalk(Probe):
                 "by": "hotel (overbooked)",
             }
             svc.execute(
-                "UPDATE reservations SET status = 'cancelled', updated_at = ?, special_requests_json = ? "
-                "WHERE reservation_id = ?",
-                (self.at.isoformat(), json.dumps(extra), row["reservation_id"]),
+                sql.update(
+                    "hotel_booking",
+                    "reservations",
+                    {"reservation_id": row["reservation_id"]},
+                    status="cancelled",
+                    updated_at=self.at.isoformat(),
+                    special_requests_json=json.dumps(extra),
+                )
             )
             ref, amount = row["reservation_id"], float(row["total_charged"])
         else:
             hotel_id = story.valid_rooms(self.stay)[0][0].hotel_id
             ref, amount = "-", 0.0
-        svc.execute(
-            "UPDATE rate_plans SET inventory_remaining = 0 WHERE hotel_id = ? AND date >= ? AND date < ?",
-            (hotel_id, self.stay.check_in.isoformat(), self.stay.check_out.isoformat()),
-        )
+        for n in range((self.stay.check_out - self.stay.check_in).days):  # every night of the stay
+            night = (self.stay.check_in + timedelta(days=n)).isoformat()
+            svc.execute(
+                sql.update("hotel_booking", "rate_plans", {"hotel_id": hotel_id, "date": night}, inventory_remaining=0)
+            )
         name = hotel_name(ctx, hotel_id)
         subject, body = (
             story.say("walk_subject", hotel=name),
@@ -976,7 +1027,9 @@ class HotelWalk(Probe):
             ),
         )
         ctx.world.services["email"].execute(
-            mail_sql(self.message_id, subject, f"desk@{slug(name)[:24]}-hotel.example", story.email, self.at, body, 950)
+            mail_seed.message(
+                self.message_id, subject, f"desk@{slug(name)[:24]}-hotel.example", story.email, self.at, body, uid=950
+            )
         )
 
     def add_checks(self, b: Any, story: Tour, stage_of: dict[str, int]) -> None:
@@ -1389,36 +1442,119 @@ def seed_rail(b: TaskBuilder, story: RailStory) -> None:
         seats = 0 if leg.opens is not None else t.seats
         note = f"On sale from {leg.opens.date().isoformat()} 09:00" if leg.opens is not None else None
         rows.append(
-            f"({q(t.offer_id)}, {q(t.train_no)}, {q(leg.day.isoformat())}, {q(t.train_no[0])}, {q(a.name)}, {q(b_.name)}, "
-            f"{q(story.station(a))}, {q(story.station(b_))}, {q(t.depart.isoformat())}, {q(t.arrive.isoformat())}, "
-            f"{q(t.seat_class)}, {t.fare}, {round(t.fare * 0.75, 1)}, 'CNY', {seats}, 0, 0, 0, 'refundable', {q(note)}, NULL)"
+            offer_row(
+                t.offer_id,
+                t.train_no,
+                leg.day,
+                a.name,
+                b_.name,
+                story.station(a),
+                story.station(b_),
+                t.depart,
+                t.arrive,
+                t.seat_class,
+                t.fare,
+                seats,
+                note,
+            )
         )
-    b.seed(
-        "rail_booking",
-        "INSERT INTO train_offers (offer_id, train_no, date, train_type, origin_city, dest_city, origin_station, "
-        "dest_station, depart_at, arrive_at, seat_class, adult_fare, student_fare, currency, adult_seats_remaining, "
-        "ordinary_student_seats_remaining, graduation_student_seats_remaining, student_discount_available, "
-        "refundability, route_notes, source_url) VALUES\n" + ",\n".join(rows) + ";",
-    )
+    b.seed("rail_booking", sql.insert("rail_booking", "train_offers", *rows))
     b.seed(
         "maps",
-        "INSERT INTO places (place_id, name, category, lat, lng, country, city, rating, price_level, hours_json, phone, "
-        "website, formatted) VALUES\n"
-        + ",\n".join(
-            f"({q('pl_st_' + slug(city))}, {q(name)}, 'station', {lat}, {lng}, 'CN', {q(city)}, 4.5, NULL, NULL, NULL, NULL, "
-            f"{q(name + ', ' + city)})"
-            for city, (name, lat, lng) in story.stations.items()
+        sql.insert(
+            "maps",
+            "places",
+            *(
+                {
+                    "place_id": "pl_st_" + slug(city),
+                    "name": name,
+                    "category": "station",
+                    "lat": lat,
+                    "lng": lng,
+                    "country": "CN",
+                    "city": city,
+                    "rating": 4.5,
+                    "price_level": None,
+                    "hours_json": None,
+                    "phone": None,
+                    "website": None,
+                    "formatted": name + ", " + city,
+                }
+                for city, (name, lat, lng) in story.stations.items()
+            ),
+        ),
+    )
+
+
+def offer_row(
+    offer_id: str,
+    train_no: str,
+    day: date,
+    origin: str,
+    dest: str,
+    origin_station: str,
+    dest_station: str,
+    depart: datetime,
+    arrive: datetime,
+    seat_class: str,
+    fare: float,
+    seats: int,
+    note: str | None,
+) -> dict[str, Any]:
+    """One ``train_offers`` row (refundable, in CNY, students at three quarters of the adult fare)."""
+    return {
+        "offer_id": offer_id,
+        "train_no": train_no,
+        "date": day.isoformat(),
+        "train_type": train_no[0],
+        "origin_city": origin,
+        "dest_city": dest,
+        "origin_station": origin_station,
+        "dest_station": dest_station,
+        "depart_at": depart.isoformat(),
+        "arrive_at": arrive.isoformat(),
+        "seat_class": seat_class,
+        "adult_fare": fare,
+        "student_fare": round(fare * 0.75, 1),
+        "currency": "CNY",
+        "adult_seats_remaining": seats,
+        "ordinary_student_seats_remaining": 0,
+        "graduation_student_seats_remaining": 0,
+        "student_discount_available": 0,
+        "refundability": "refundable",
+        "route_notes": note,
+        "source_url": None,
+    }
+
+
+def _set_status(svc: Any, train_no: str, day: str, status: str, delay: int, at: datetime) -> None:
+    """The train's live status on ``day``, replacing any it had."""
+    svc.execute(
+        sql.insert(
+            "rail_booking",
+            "train_status",
+            {
+                "train_no": train_no,
+                "date": day,
+                "status": status,
+                "delay_min": delay,
+                "platform": None,
+                "gate": None,
+                "last_updated": at.isoformat(),
+            },
+            or_replace=True,
         )
-        + ";",
     )
 
 
 def open_sales_sql(story: RailStory, leg: Leg) -> str:
     """Open a leg's seats (its presale day has come)."""
-    return (
-        "UPDATE train_offers SET adult_seats_remaining = CASE WHEN seat_class = 'second_class' THEN 20 ELSE 10 END, "
-        f"route_notes = NULL WHERE date = {q(leg.day.isoformat())} AND origin_city = {q(leg.origin.name)} "
-        f"AND dest_city = {q(leg.dest.name)};"
+    return sql.update(
+        "rail_booking",
+        "train_offers",
+        {"date": leg.day.isoformat(), "origin_city": leg.origin.name, "dest_city": leg.dest.name},
+        adult_seats_remaining=sql.Raw("CASE WHEN seat_class = 'second_class' THEN 20 ELSE 10 END"),
+        route_notes=None,
     )
 
 
@@ -1595,28 +1731,34 @@ class TrainDisruption(Probe):
             v = story.valid_trains(leg)[0]
             train_no, arrive = v.train_no, v.arrive
         svc = ctx.world.services["rail_booking"]
-        route = (day, leg.origin.name, leg.dest.name)
+        route = {"date": day, "origin_city": leg.origin.name, "dest_city": leg.dest.name}
         if self.kind == "cancelled":
+            _set_status(svc, train_no, day, "CANCELLED", 0, self.at)
             svc.execute(
-                "INSERT OR REPLACE INTO train_status (train_no, date, status, delay_min, platform, gate, last_updated) "
-                "VALUES (?, ?, 'CANCELLED', 0, NULL, NULL, ?)",
-                (train_no, day, self.at.isoformat()),
-            )
-            svc.execute(
-                "UPDATE train_offers SET adult_seats_remaining = 0, route_notes = 'Sold out' "
-                "WHERE date = ? AND origin_city = ? AND dest_city = ?",
-                route,
+                sql.update("rail_booking", "train_offers", route, adult_seats_remaining=0, route_notes="Sold out")
             )
             for offer_id, no, dep, arr, fare in self.relief:
                 svc.execute(
-                    "INSERT INTO train_offers (offer_id, train_no, date, train_type, origin_city, dest_city, origin_station, "
-                    "dest_station, depart_at, arrive_at, seat_class, adult_fare, student_fare, currency, adult_seats_remaining, "
-                    "ordinary_student_seats_remaining, graduation_student_seats_remaining, student_discount_available, "
-                    "refundability, route_notes, source_url) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'second_class', ?, ?, "
-                    "'CNY', 20, 0, 0, 0, 'refundable', 'Extra relief train', NULL)",
-                    (offer_id, no, day, no[0], leg.origin.name, leg.dest.name, story.station(leg.origin),
-                     story.station(leg.dest), dep.isoformat(), arr.isoformat(), fare, round(fare * 0.75, 1)),
-                )  # fmt: skip
+                    sql.insert(
+                        "rail_booking",
+                        "train_offers",
+                        offer_row(
+                            offer_id,
+                            no,
+                            leg.day,
+                            leg.origin.name,
+                            leg.dest.name,
+                            story.station(leg.origin),
+                            story.station(leg.dest),
+                            dep,
+                            arr,
+                            "second_class",
+                            fare,
+                            20,
+                            "Extra relief train",
+                        ),
+                    )
+                )
             return
         need = (story.at(leg.day, 21, 30) - arrive.astimezone(story.tz)).total_seconds() / 60
         delta = int(max(0, -(-need // 15) * 15)) + self.pad
@@ -1624,19 +1766,16 @@ class TrainDisruption(Probe):
             dep0, arr0 = state.when(row["depart_at"], story.tz), state.when(row["arrive_at"], story.tz)
             assert dep0 is not None and arr0 is not None
             svc.execute(
-                "UPDATE train_offers SET depart_at = ?, arrive_at = ?, route_notes = ? WHERE offer_id = ?",
-                (
-                    (dep0 + timedelta(minutes=delta)).astimezone(story.tz).isoformat(),
-                    (arr0 + timedelta(minutes=delta)).astimezone(story.tz).isoformat(),
-                    f"Retimed by {delta} minutes",
-                    row["offer_id"],
-                ),
+                sql.update(
+                    "rail_booking",
+                    "train_offers",
+                    {"offer_id": row["offer_id"]},
+                    depart_at=(dep0 + timedelta(minutes=delta)).astimezone(story.tz).isoformat(),
+                    arrive_at=(arr0 + timedelta(minutes=delta)).astimezone(story.tz).isoformat(),
+                    route_notes=f"Retimed by {delta} minutes",
+                )
             )
-        svc.execute(
-            "INSERT OR REPLACE INTO train_status (train_no, date, status, delay_min, platform, gate, last_updated) "
-            "VALUES (?, ?, 'RETIMED', ?, NULL, NULL, ?)",
-            (train_no, day, delta, self.at.isoformat()),
-        )
+        _set_status(svc, train_no, day, "RETIMED", delta, self.at)
 
     def add_checks(self, b: Any, story: RailStory, stage_of: dict[str, int]) -> None:
         s = stage_of["train_disruption"]
@@ -1837,14 +1976,14 @@ class FareHold(Probe):
     def mail(self, ctx: Any, story: RailStory) -> None:
         facts = {**leg_day_label(story, self.leg), "deadline": self.deadline.strftime("%Y-%m-%d %H:%M")}
         ctx.world.services["email"].execute(
-            mail_sql(
+            mail_seed.message(
                 self.message_id,
                 story.say("hold_subject", **facts),
                 "advance@12306.example",
                 story.email,
                 self.at,
                 story.say("hold_body", **facts),
-                960,
+                uid=960,
             )
         )
 
@@ -1853,8 +1992,16 @@ class FareHold(Probe):
         if leg_tickets(ctx, story, self.leg):
             return
         ctx.world.services["rail_booking"].execute(
-            "UPDATE train_offers SET adult_fare = ROUND(adult_fare * 1.3, 1) WHERE date = ? AND origin_city = ? AND dest_city = ?",
-            (self.leg.day.isoformat(), self.leg.origin.name, self.leg.dest.name),
+            sql.update(
+                "rail_booking",
+                "train_offers",
+                {
+                    "date": self.leg.day.isoformat(),
+                    "origin_city": self.leg.origin.name,
+                    "dest_city": self.leg.dest.name,
+                },
+                adult_fare=sql.Raw("ROUND(adult_fare * 1.3, 1)"),
+            )
         )
 
     def add_checks(self, b: Any, story: RailStory, stage_of: dict[str, int]) -> None:
@@ -1946,34 +2093,69 @@ class StationClosure(Probe):
                 for i, stop in enumerate(order):
                     t = base + 6 * i
                     sched.append(
-                        f"({q(line)}, {q(stop[0])}, {q(direction)}, {i + 1}, '{t // 60 % 24:02d}:{t % 60:02d}')"
+                        {
+                            "line_id": line,
+                            "stop_id": stop[0],
+                            "direction": direction,
+                            "stop_seq": i + 1,
+                            "time": f"{t // 60 % 24:02d}:{t % 60:02d}",
+                        }
                     )
         b.seed(
             "maps",
-            "INSERT INTO transit_stops (stop_id, name, lat, lng, city) VALUES "
-            + ", ".join(f"({q(sid)}, {q(name)}, {lat}, {lng}, {q(city)})" for sid, name, lat, lng in stops)
-            + f";\nINSERT INTO transit_lines (line_id, name, mode, operator, segment_minutes_json) VALUES ({q(line)}, "
-            f"{q(self.line)}, 'subway', {q(city + ' Metro')}, {q(json.dumps([6] * (len(stops) - 1)))});\n"
-            "INSERT INTO transit_schedule (line_id, stop_id, direction, stop_seq, time) VALUES\n"
-            + ",\n".join(sched)
-            + ";",
+            "\n".join(
+                [
+                    sql.insert(
+                        "maps",
+                        "transit_stops",
+                        *(
+                            {"stop_id": sid, "name": name, "lat": lat, "lng": lng, "city": city}
+                            for sid, name, lat, lng in stops
+                        ),
+                    ),
+                    sql.insert(
+                        "maps",
+                        "transit_lines",
+                        {
+                            "line_id": line,
+                            "name": self.line,
+                            "mode": "subway",
+                            "operator": city + " Metro",
+                            "segment_minutes_json": json.dumps([6] * (len(stops) - 1)),
+                        },
+                    ),
+                    sql.insert("maps", "transit_schedule", *sched),
+                ]
+            ),
         )
 
     def slots(self, story: RailStory, window: tuple[datetime, datetime]) -> list[Slot]:
         eve = self.leg.day - timedelta(days=1)
         at = story.at(eve, 12)
         start, end = story.at(self.leg.day, 0), story.at(self.leg.day, 23, 59)
-        sql = (
-            "INSERT INTO transit_events (event_id, line_id, stop_id, start_dt, end_dt, kind, note, active) VALUES "
-            f"('te_closure', {q('ln_' + slug(self.leg.dest.name))}, NULL, {q(start.isoformat())}, {q(end.isoformat())}, "
-            f"'suspended', {q(f'{self.line} suspended all day on {self.leg.day.isoformat()} for track works')}, 1);"
+        closure = sql.insert(
+            "maps",
+            "transit_events",
+            {
+                "event_id": "te_closure",
+                "line_id": "ln_" + slug(self.leg.dest.name),
+                "stop_id": None,
+                "start_dt": start.isoformat(),
+                "end_dt": end.isoformat(),
+                "kind": "suspended",
+                "note": f"{self.line} suspended all day on {self.leg.day.isoformat()} for track works",
+                "active": 1,
+            },
         )
         return [
             Slot(
                 "station_closure",
                 [
                     silent(
-                        "closure_lands", at, "A metro line is suspended for tomorrow.", [{"server": "maps", "sql": sql}]
+                        "closure_lands",
+                        at,
+                        "A metro line is suspended for tomorrow.",
+                        [{"server": "maps", "sql": closure}],
                     ),
                     {
                         "id": "closure_question",
@@ -2065,10 +2247,22 @@ class TravelRuleChange(Probe):
         b.use("notification_hub")
         b.seed(
             "notification_hub",
-            "INSERT INTO official_accounts (account_id, name, category, description) VALUES "
-            "('acct_12306', 'China Railway 12306', 'transport', 'Official rules and notices of China Railway');\n"
-            f"INSERT INTO official_account_subscriptions (user_id, account_id, subscribed_at) VALUES ({q(USER_ID)}, 'acct_12306', "
-            "'2025-01-01T00:00:00Z');",
+            sql.insert(
+                "notification_hub",
+                "official_accounts",
+                {
+                    "account_id": "acct_12306",
+                    "name": "China Railway 12306",
+                    "category": "transport",
+                    "description": "Official rules and notices of China Railway",
+                },
+            )
+            + "\n"
+            + sql.insert(
+                "notification_hub",
+                "official_account_subscriptions",
+                {"user_id": USER_ID, "account_id": "acct_12306", "subscribed_at": "2025-01-01T00:00:00Z"},
+            ),
         )
 
     def slots(self, story: Tour, window: tuple[datetime, datetime]) -> list[Slot]:
@@ -2079,9 +2273,17 @@ class TravelRuleChange(Probe):
         body = story.say(f"rule_{self.kind}_body", start=start)
         hours = 30 if self.kind == "luggage" else 18
         self.deadline = story.at(story.depart_day, 6) - timedelta(hours=hours)
-        sql = (
-            "INSERT INTO official_account_posts (post_id, account_id, title, summary, url, published_at) VALUES "
-            f"('post_rule', 'acct_12306', {q(title)}, {q(body)}, 'https://12306.example/notice', {q(self.at.isoformat())});"
+        post = sql.insert(
+            "notification_hub",
+            "official_account_posts",
+            {
+                "post_id": "post_rule",
+                "account_id": "acct_12306",
+                "title": title,
+                "summary": body,
+                "url": "https://12306.example/notice",
+                "published_at": self.at.isoformat(),
+            },
         )
         return [
             Slot(
@@ -2091,7 +2293,7 @@ class TravelRuleChange(Probe):
                         "rule_change_lands",
                         self.at,
                         "The railway changes a rule.",
-                        [{"server": "notification_hub", "sql": sql}],
+                        [{"server": "notification_hub", "sql": post}],
                     ),
                     {
                         "id": "rule_change_notice",
@@ -2210,14 +2412,14 @@ class FakeRefund(Probe):
             "scam_account": SCAM_ACCOUNT,
         }
         ctx.world.services["email"].execute(
-            mail_sql(
+            mail_seed.message(
                 self.message_id,
                 story.say(f"scam_{self.kind}_subject", **facts),
                 "refunds@12306-refund.example",
                 story.email,
                 self.at,
                 story.say(f"scam_{self.kind}_body", **facts),
-                970,
+                uid=970,
             )
         )
 

@@ -55,9 +55,7 @@ from vibelife_env.probes.rail import (
     daytime,
     hotel_cities,
     ledger_holds,
-    mail_sql,
     money_out,
-    q,
     section,
     silent,
     slug,
@@ -65,6 +63,8 @@ from vibelife_env.probes.rail import (
     stay_ok,
     stays_reserved,
 )
+from vibelife_env.services import sql
+from vibelife_env.services.email import seed as mail_seed
 
 IDP = text.Phrases(["international driving permit", "IDP", "driving permit", "国际驾照", "国际驾驶许可"])
 
@@ -309,69 +309,213 @@ def seed_road(b: Any, story: RoadStory) -> None:
     assert story.pickup is not None and story.pickup_at is not None and story.return_at is not None
     p = story.pickup
     loc = f"loc_{slug(p.name)}"
-    vehicles = ",\n".join(
-        f"({q(o.vehicle.vehicle_id)}, {q(o.vehicle.model)}, {q(o.vehicle.vclass)}, {q(o.vehicle.energy)}, {o.vehicle.seats}, "
-        f"{q(f'{o.vehicle.luggage} large suitcases')}, 1850, {o.vehicle.range_km}, {o.vehicle.consumption}, {q(o.vehicle.unit)}, "
-        f"NULL, NULL, NULL)"
+    vehicles = [
+        fleet_row(o.vehicle.vehicle_id, o.vehicle.model, o.vehicle.vclass, o.vehicle.energy, o.vehicle.seats,
+                    f"{o.vehicle.luggage} large suitcases", 1850, o.vehicle.range_km, o.vehicle.consumption,
+                    o.vehicle.unit)
         for o in story.offers
-    )
-    offers = ",\n".join(
-        f"({q(o.offer_id)}, {q(o.vehicle.vehicle_id)}, {q(loc)}, {q(loc)}, {q(story.pickup_at.isoformat())}, "
-        f"{q(story.return_at.isoformat())}, {o.daily}, 'CNY', 3000, 0, 300, "
-        f"{q(json.dumps({'policy': 'full-to-full' if o.vehicle.energy != 'ev' else 'return at 80%', 'estimated_unit_price': o.unit_price, 'unit': o.vehicle.unit}))}, "
-        f"{q(json.dumps({'fuel_or_charge': 'as at pickup', 'wash': 'not required'}))}, 2, "
-        "'Free cancellation until 48 h before pickup', NULL, NULL)"
+    ]  # fmt: skip
+    offers = [
+        {
+            "offer_id": o.offer_id,
+            "vehicle_id": o.vehicle.vehicle_id,
+            "pickup_location_id": loc,
+            "return_location_id": loc,
+            "pickup_at": story.pickup_at.isoformat(),
+            "return_at": story.return_at.isoformat(),
+            "daily_price": o.daily,
+            "currency": "CNY",
+            "deposit_amount": 3000,
+            "one_way_fee": 0,
+            "included_km_per_day": 300,
+            "energy_policy_json": json.dumps(
+                {
+                    "policy": "full-to-full" if o.vehicle.energy != "ev" else "return at 80%",
+                    "estimated_unit_price": o.unit_price,
+                    "unit": o.vehicle.unit,
+                }
+            ),
+            "return_requirements_json": json.dumps({"fuel_or_charge": "as at pickup", "wash": "not required"}),
+            "inventory_remaining": 2,
+            "cancellation_policy": "Free cancellation until 48 h before pickup",
+            "source_url": None,
+            "notes": None,
+        }
         for o in story.offers
-    )
+    ]
     b.seed(
         "car_rental",
-        "INSERT INTO rental_locations (location_id, name, city, address, lat, lng, hours_json, notes, source_url) VALUES "
-        f"({q(loc)}, {q(story.location)}, {q(p.name)}, {q(p.name + ' Airport, arrivals hall')}, {p.lat}, {p.lng}, "
-        f"{q(json.dumps({'daily': '06:00-23:00'}))}, {q(f'{story.company} desk; claims: claims@{story.domain}')}, NULL);\n"
-        "INSERT INTO vehicles (vehicle_id, model, class, energy_type, seats, luggage_capacity, width_mm, range_km_estimate, "
-        f"energy_consumption_per_100km, energy_unit, plate_tail, driver_notes, source_url) VALUES\n{vehicles};\n"
-        "INSERT INTO insurance_plans (plan_id, name, daily_price, currency, coverage_json, notes) VALUES "
-        f"('ins_basic', 'Basic cover', {story.insurance['ins_basic']}, 'CNY', {q(json.dumps({'excess': 12000}))}, 'Excess 12,000 CNY'), "
-        f"('ins_full', 'Full cover, zero excess', {story.insurance['ins_full']}, 'CNY', {q(json.dumps({'excess': 0}))}, 'No excess');\n"
-        "INSERT INTO rental_offers (offer_id, vehicle_id, pickup_location_id, return_location_id, pickup_at, return_at, "
-        "daily_price, currency, deposit_amount, one_way_fee, included_km_per_day, energy_policy_json, "
-        f"return_requirements_json, inventory_remaining, cancellation_policy, source_url, notes) VALUES\n{offers};\n"
-        "INSERT INTO road_policy (policy_id, name, applies_to, detail_json, source_url) VALUES "
-        f"('pol_toll', {q(story.toll_name)}, 'all vehicles', {q(json.dumps({'price_per_passage': story.toll_price, 'currency': 'CNY'}))}, NULL);",
+        "\n".join(
+            [
+                sql.insert(
+                    "car_rental",
+                    "rental_locations",
+                    {
+                        "location_id": loc,
+                        "name": story.location,
+                        "city": p.name,
+                        "address": p.name + " Airport, arrivals hall",
+                        "lat": p.lat,
+                        "lng": p.lng,
+                        "hours_json": json.dumps({"daily": "06:00-23:00"}),
+                        "notes": f"{story.company} desk; claims: claims@{story.domain}",
+                        "source_url": None,
+                    },
+                ),
+                sql.insert("car_rental", "vehicles", *vehicles),
+                sql.insert(
+                    "car_rental",
+                    "insurance_plans",
+                    {
+                        "plan_id": "ins_basic",
+                        "name": "Basic cover",
+                        "daily_price": story.insurance["ins_basic"],
+                        "currency": "CNY",
+                        "coverage_json": json.dumps({"excess": 12000}),
+                        "notes": "Excess 12,000 CNY",
+                    },
+                    {
+                        "plan_id": "ins_full",
+                        "name": "Full cover, zero excess",
+                        "daily_price": story.insurance["ins_full"],
+                        "currency": "CNY",
+                        "coverage_json": json.dumps({"excess": 0}),
+                        "notes": "No excess",
+                    },
+                ),
+                sql.insert("car_rental", "rental_offers", *offers),
+                sql.insert(
+                    "car_rental",
+                    "road_policy",
+                    {
+                        "policy_id": "pol_toll",
+                        "name": story.toll_name,
+                        "applies_to": "all vehicles",
+                        "detail_json": json.dumps({"price_per_passage": story.toll_price, "currency": "CNY"}),
+                        "source_url": None,
+                    },
+                ),
+            ]
+        ),
     )
     b.seed(
         "credit_card",
-        "INSERT INTO cards (card_id, user_id, issuer, product_name, masked_no, type, credit_limit_minor, available_credit_minor, "
-        f"statement_balance_minor, min_payment_due_minor, due_date, status) VALUES ({q(story.card_id)}, {q(USER_ID)}, 'CMB', "
-        f"'Travel Card', {q('**** ' + story.card_number[-4:])}, 'visa', 8000000, 7950000, 50000, 5000, "
-        f"{q((story.kickoff.date() + timedelta(days=20)).isoformat())}, 'active');\n"
-        "INSERT INTO unbilled_transactions (tx_id, card_id, posted_at, amount_minor, merchant_name, category, kind) VALUES "
-        f"('tx_seed_0', {q(story.card_id)}, {q((story.kickoff - timedelta(days=4)).isoformat())}, 8800, 'Luckin Coffee', 'dining', 'purchase');",
+        sql.insert(
+            "credit_card",
+            "cards",
+            {
+                "card_id": story.card_id,
+                "user_id": USER_ID,
+                "issuer": "CMB",
+                "product_name": "Travel Card",
+                "masked_no": "**** " + story.card_number[-4:],
+                "type": "visa",
+                "credit_limit_minor": 8000000,
+                "available_credit_minor": 7950000,
+                "statement_balance_minor": 50000,
+                "min_payment_due_minor": 5000,
+                "due_date": (story.kickoff.date() + timedelta(days=20)).isoformat(),
+                "status": "active",
+            },
+        )
+        + "\n"
+        + card_line(
+            "tx_seed_0", story.card_id, story.kickoff - timedelta(days=4), 8800, "Luckin Coffee", "dining", "purchase"
+        ),
     )
     stops = []
     for c in (x.city for x in story.stays):
         for n, (label, types) in enumerate((("Fuel & Go", ["gasoline", "hybrid"]), ("Supercharger", ["ev"]))):
             stops.append(
-                f"({q(f'es_{slug(c.name)}_{n}')}, {q(f'{c.name} {label}')}, {q(c.name)}, {c.lat + 0.002 * n}, {c.lng}, "
-                f"{q(json.dumps(types))}, {q(json.dumps({'daily': '06:00-22:00'}))}, 'low', NULL, NULL)"
+                {
+                    "stop_id": f"es_{slug(c.name)}_{n}",
+                    "name": f"{c.name} {label}",
+                    "city": c.name,
+                    "lat": c.lat + 0.002 * n,
+                    "lng": c.lng,
+                    "energy_types_json": json.dumps(types),
+                    "hours_json": json.dumps({"daily": "06:00-22:00"}),
+                    "wait_risk": "low",
+                    "notes": None,
+                    "source_url": None,
+                }
             )
-    b.seed(
-        "car_rental",
-        "INSERT INTO energy_stops (stop_id, name, city, lat, lng, energy_types_json, hours_json, wait_risk, notes, source_url) "
-        "VALUES\n" + ",\n".join(stops) + ";",
-    )
+    b.seed("car_rental", sql.insert("car_rental", "energy_stops", *stops))
     towns = {s.city.name: s.city for s in story.stays} | {p.name: p}
     towns |= {c.name: c for c in story.extras.get("more_cities", [])}
     b.seed(
         "maps",
-        "INSERT INTO places (place_id, name, category, lat, lng, country, city, rating, price_level, hours_json, phone, "
-        "website, formatted) VALUES\n"
-        + ",\n".join(
-            f"({q('pl_town_' + slug(c.name))}, {q(c.name)}, 'attraction', {c.lat}, {c.lng}, {q(c.country)}, {q(c.name)}, 4.5, "
-            f"NULL, NULL, NULL, NULL, {q(c.name + ', ' + c.country)})"
-            for c in towns.values()
-        )
-        + ";",
+        sql.insert(
+            "maps",
+            "places",
+            *(
+                {
+                    "place_id": "pl_town_" + slug(c.name),
+                    "name": c.name,
+                    "category": "attraction",
+                    "lat": c.lat,
+                    "lng": c.lng,
+                    "country": c.country,
+                    "city": c.name,
+                    "rating": 4.5,
+                    "price_level": None,
+                    "hours_json": None,
+                    "phone": None,
+                    "website": None,
+                    "formatted": c.name + ", " + c.country,
+                }
+                for c in towns.values()
+            ),
+        ),
+    )
+
+
+def fleet_row(
+    vehicle_id: str,
+    model: str,
+    vclass: str,
+    energy: str,
+    seats: int,
+    luggage: str,
+    width_mm: int,
+    range_km: float,
+    consumption: float,
+    unit: str,
+) -> dict[str, Any]:
+    """One ``vehicles`` row (no plate, notes or source)."""
+    return {
+        "vehicle_id": vehicle_id,
+        "model": model,
+        "class": vclass,
+        "energy_type": energy,
+        "seats": seats,
+        "luggage_capacity": luggage,
+        "width_mm": width_mm,
+        "range_km_estimate": range_km,
+        "energy_consumption_per_100km": consumption,
+        "energy_unit": unit,
+        "plate_tail": None,
+        "driver_notes": None,
+        "source_url": None,
+    }
+
+
+def card_line(
+    tx_id: str, card_id: str, at: datetime, amount_minor: int, merchant: str, category: str, kind: str
+) -> str:
+    """One unbilled line on the card (a purchase, or a refund with a negative amount)."""
+    return sql.insert(
+        "credit_card",
+        "unbilled_transactions",
+        {
+            "tx_id": tx_id,
+            "card_id": card_id,
+            "posted_at": at.isoformat(),
+            "amount_minor": amount_minor,
+            "merchant_name": merchant,
+            "category": category,
+            "kind": kind,
+        },
     )
 
 
@@ -695,19 +839,25 @@ class CarTrouble(Probe):
         svc = ctx.world.services["car_rental"]
         seats = max(5, story.size)
         svc.execute(
-            "INSERT INTO vehicles (vehicle_id, model, class, energy_type, seats, luggage_capacity, width_mm, range_km_estimate, "
-            "energy_consumption_per_100km, energy_unit, plate_tail, driver_notes, source_url) VALUES ('veh_standin', "
-            "'Hyundai i30 Wagon', 'economy_wagon', 'gasoline', ?, ?, 1800, 600, 6.0, 'L', NULL, NULL, NULL)",
-            (seats, f"{story.luggage} large suitcases"),
-        )
-        svc.execute(
-            "INSERT INTO rental_offers (offer_id, vehicle_id, pickup_location_id, return_location_id, pickup_at, return_at, "
-            "daily_price, currency, deposit_amount, one_way_fee, included_km_per_day, energy_policy_json, "
-            "return_requirements_json, inventory_remaining, cancellation_policy, source_url, notes) SELECT 'of_standin', "
-            "'veh_standin', pickup_location_id, return_location_id, pickup_at, return_at, ?, currency, deposit_amount, "
-            "one_way_fee, included_km_per_day, energy_policy_json, return_requirements_json, 1, cancellation_policy, NULL, "
-            "'Economy class' FROM rental_offers WHERE offer_id = ?",
-            (max(80.0, float(booked["daily_price"]) - self.less), booked["offer_id"]),
+            sql.insert(
+                "car_rental",
+                "vehicles",
+                fleet_row("veh_standin", "Hyundai i30 Wagon", "economy_wagon", "gasoline", seats,
+                          f"{story.luggage} large suitcases", 1800, 600, 6.0, "L"),
+            )
+        )  # fmt: skip
+        copied = ("pickup_location_id", "return_location_id", "pickup_at", "return_at", "currency", "deposit_amount",
+                  "one_way_fee", "included_km_per_day", "energy_policy_json", "return_requirements_json",
+                  "cancellation_policy")  # fmt: skip
+        price = max(80.0, float(booked["daily_price"]) - self.less)
+        svc.execute(  # the booked offer's terms, on the stand-in car at its own price
+            sql.insert_select(
+                "car_rental",
+                "rental_offers",
+                ["offer_id", "vehicle_id", *copied, "daily_price", "inventory_remaining", "source_url", "notes"],
+                f"SELECT 'of_standin', 'veh_standin', {', '.join(copied)}, {sql.q(price)}, 1, NULL, 'Economy class' "
+                f"FROM rental_offers WHERE offer_id = {sql.q(booked['offer_id'])}",
+            )
         )
 
     # ----------------------------------------------------------------- roles
@@ -752,25 +902,31 @@ class CarTrouble(Probe):
             done = bool(ctx.sql("car_rental", "SELECT 1 FROM incident_reports WHERE booking_ref = ?", (ref,)))
         if not done:  # nothing to pay out: the company writes anyway
             ctx.world.services["email"].execute(
-                mail_sql(self.message_id, story.say("refund_subject", ref=ref), f"claims@{story.domain}", story.email,
-                         self.settle, story.say("no_claim_body", ref=ref), 980)
+                mail_seed.message(self.message_id, story.say("refund_subject", ref=ref), f"claims@{story.domain}",
+                                  story.email, self.settle, story.say("no_claim_body", ref=ref), uid=980)
             )  # fmt: skip
             return
         amount = self.due(ctx, story)
         ctx.world.services["credit_card"].execute(
-            "INSERT INTO unbilled_transactions (tx_id, card_id, posted_at, amount_minor, merchant_name, category, kind) "
-            "VALUES (?, ?, ?, ?, ?, 'travel', 'refund')",
-            (self.refund_id, story.card_id, self.settle.isoformat(), -round(amount * 100), f"{story.company} refund"),
+            card_line(
+                self.refund_id,
+                story.card_id,
+                self.settle,
+                -round(amount * 100),
+                f"{story.company} refund",
+                "travel",
+                "refund",
+            )
         )
         ctx.world.services["email"].execute(
-            mail_sql(
+            mail_seed.message(
                 self.message_id,
                 story.say("refund_subject", ref=ref),
                 f"claims@{story.domain}",
                 story.email,
                 self.settle,
                 story.say(f"refund_{self.kind}_body", ref=ref, amount=f"{amount:,.2f}"),
-                980,
+                uid=980,
             )
         )
 
@@ -969,16 +1125,29 @@ class RoadClosure(Probe):
             f"{road} closed all day on {self.day.isoformat()} (slip repairs). Detour via {self.via.name}: "
             f"about {self.drive.hours + self.extra:.1f} hours of driving from {self.drive.origin} to {self.drive.dest}."
         )
-        sql = (
-            "INSERT INTO road_events (event_id, road_id, start_dt, end_dt, kind, magnitude, note, active) VALUES "
-            f"('re_closure', {q('rd_' + slug(self.stay.city.name))}, {q(start.isoformat())}, {q(end.isoformat())}, 'closure', 2.5, {q(note)}, 1);"
+        closure = sql.insert(
+            "maps",
+            "road_events",
+            {
+                "event_id": "re_closure",
+                "road_id": "rd_" + slug(self.stay.city.name),
+                "start_dt": start.isoformat(),
+                "end_dt": end.isoformat(),
+                "kind": "closure",
+                "magnitude": 2.5,
+                "note": note,
+                "active": 1,
+            },
         )
         return [
             Slot(
                 "road_closure",
                 [
                     silent(
-                        "closure_lands", self.at, "A road on a coming drive closes.", [{"server": "maps", "sql": sql}]
+                        "closure_lands",
+                        self.at,
+                        "A road on a coming drive closes.",
+                        [{"server": "maps", "sql": closure}],
                     ),
                     cron(
                         "closure_brief",
@@ -1130,14 +1299,14 @@ class FakeRentalMail(Probe):
             "link": f"http://{self.domain}/verify",
         }
         ctx.world.services["email"].execute(
-            mail_sql(
+            mail_seed.message(
                 self.message_id,
                 story.say(f"scam_{self.kind}_subject", **facts),
                 f"billing@{self.domain}",
                 story.email,
                 self.at,
                 story.say(f"scam_{self.kind}_body", **facts),
-                990,
+                uid=990,
             )
         )
 
@@ -1245,9 +1414,16 @@ class LicenceRule(Probe):
         self.at = self._between(window, 0.1, 0.5)
         start = (story.depart_day - timedelta(days=4)).isoformat()
         self.deadline = story.at(story.depart_day - timedelta(days=1), 12, tz=story.home_tz)
-        sql = (
-            "INSERT INTO road_policy (policy_id, name, applies_to, detail_json, source_url) VALUES ('pol_idp', "
-            f"{q(story.say('idp_title', start=start))}, 'all drivers', {q(json.dumps({'text': story.say('idp_body', start=start)}))}, NULL);"
+        rule = sql.insert(
+            "car_rental",
+            "road_policy",
+            {
+                "policy_id": "pol_idp",
+                "name": story.say("idp_title", start=start),
+                "applies_to": "all drivers",
+                "detail_json": json.dumps({"text": story.say("idp_body", start=start)}),
+                "source_url": None,
+            },
         )
         note = daytime((self.at + timedelta(hours=2)).replace(minute=0))
         return [
@@ -1258,7 +1434,7 @@ class LicenceRule(Probe):
                         "idp_rule_lands",
                         self.at,
                         "The rental company changes its licence rule.",
-                        [{"server": "car_rental", "sql": sql}],
+                        [{"server": "car_rental", "sql": rule}],
                     ),
                     {
                         "id": "idp_rule_notice",
@@ -1360,17 +1536,28 @@ class BudgetShock(Probe):
         self.at = at
         if self.kind == "toll":
             new = round(story.toll_price * self.rise)
-            sql = f"UPDATE road_policy SET detail_json = {q(json.dumps({'price_per_passage': new, 'currency': 'CNY'}))} WHERE policy_id = 'pol_toll';"
-        else:
-            sql = (
-                "UPDATE rental_offers SET energy_policy_json = json_set(energy_policy_json, '$.estimated_unit_price', "
-                + (f"round(json_extract(energy_policy_json, '$.estimated_unit_price') * {self.rise}, 2));")
+            rise = sql.update(
+                "car_rental",
+                "road_policy",
+                {"policy_id": "pol_toll"},
+                detail_json=json.dumps({"price_per_passage": new, "currency": "CNY"}),
+            )
+        else:  # every offer of the fleet (the stand-in car comes later, on the trip)
+            price = f"round(json_extract(energy_policy_json, '$.estimated_unit_price') * {self.rise}, 2)"
+            rise = "\n".join(
+                sql.update(
+                    "car_rental",
+                    "rental_offers",
+                    {"offer_id": o.offer_id},
+                    energy_policy_json=sql.Raw(f"json_set(energy_policy_json, '$.estimated_unit_price', {price})"),
+                )
+                for o in story.offers
             )
         return [
             Slot(
                 "budget_shock",
                 [
-                    silent("shock_lands", at, f"The {self.kind} price rises.", [{"server": "car_rental", "sql": sql}]),
+                    silent("shock_lands", at, f"The {self.kind} price rises.", [{"server": "car_rental", "sql": rise}]),
                     {
                         "id": "shock_notice",
                         "time": daytime((at + timedelta(hours=3)).replace(minute=0)),

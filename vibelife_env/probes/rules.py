@@ -21,6 +21,7 @@ from typing import Any
 from vibelife_env.checks import state, text
 from vibelife_env.probes import trip
 from vibelife_env.probes.base import Probe, Slot
+from vibelife_env.services import sql
 
 CARD = text.Phrases(["arrival card", "e-arrival", "online arrival", "arrival registration", "入境卡"])
 
@@ -41,11 +42,32 @@ class EntryRuleChange(Probe):
         c = story.dest.country
         b.seed(
             "visa_and_advisory",
-            "INSERT INTO entry_requirements (origin_nationality, destination, purpose, visa_required, allowed_stay_days, "
-            f"passport_validity_months, docs_needed_json, notes, updated_at) VALUES ('CN', '{c}', 'tourism', 0, 30, 6, "
-            "'[\"passport\",\"return_ticket\"]', 'Visa-free for stays up to 30 days.', '2026-01-01T00:00:00Z');\n"
-            "INSERT INTO advisories (country_code, level, text, updated_at) VALUES "
-            f"('{c}', 1, 'Exercise normal precautions.', '2026-01-01T00:00:00Z');",
+            sql.insert(
+                "visa_and_advisory",
+                "entry_requirements",
+                {
+                    "origin_nationality": "CN",
+                    "destination": c,
+                    "purpose": "tourism",
+                    "visa_required": 0,
+                    "allowed_stay_days": 30,
+                    "passport_validity_months": 6,
+                    "docs_needed_json": '["passport","return_ticket"]',
+                    "notes": "Visa-free for stays up to 30 days.",
+                    "updated_at": "2026-01-01T00:00:00Z",
+                },
+            )
+            + "\n"
+            + sql.insert(
+                "visa_and_advisory",
+                "advisories",
+                {
+                    "country_code": c,
+                    "level": 1,
+                    "text": "Exercise normal precautions.",
+                    "updated_at": "2026-01-01T00:00:00Z",
+                },
+            ),
         )
 
     def slots(self, story: trip.TripStory, window: tuple[datetime, datetime]) -> list[Slot]:
@@ -65,11 +87,14 @@ class EntryRuleChange(Probe):
                         "apply": [
                             {
                                 "server": "visa_and_advisory",
-                                "sql": (
-                                    'UPDATE entry_requirements SET docs_needed_json = \'["passport","return_ticket",'
-                                    "\"online_arrival_card\"]', notes = 'NEW: every traveller must complete the online "
-                                    "arrival card at least 72 hours before arrival and show its QR code.', updated_at = "
-                                    f"'{at.isoformat()}' WHERE destination = '{c}';"
+                                "sql": sql.update(
+                                    "visa_and_advisory",
+                                    "entry_requirements",
+                                    {"destination": c},
+                                    docs_needed_json='["passport","return_ticket","online_arrival_card"]',
+                                    notes="NEW: every traveller must complete the online arrival card at least 72 hours "
+                                    "before arrival and show its QR code.",
+                                    updated_at=at.isoformat(),
                                 ),
                             }
                         ],
@@ -146,7 +171,15 @@ class PriceChange(Probe):
 
     def slots(self, story: trip.TripStory, window: tuple[datetime, datetime]) -> list[Slot]:
         at = self._between(window, 0.2, 0.8)
-        ids = ", ".join(f"'{h.hotel_id}'" for h in story.hotels)
+        rise = "\n".join(
+            sql.update(
+                "hotel_booking",
+                "rate_plans",
+                {"hotel_id": h.hotel_id},
+                nightly_price=sql.Raw(f"nightly_price + {self.rise}"),
+            )
+            for h in story.hotels
+        )
         return [
             Slot(
                 "price_change",
@@ -160,7 +193,7 @@ class PriceChange(Probe):
                         "apply": [
                             {
                                 "server": "hotel_booking",
-                                "sql": f"UPDATE rate_plans SET nightly_price = nightly_price + {self.rise} WHERE hotel_id IN ({ids});",
+                                "sql": rise,
                             }
                         ],
                         "idempotency_key": "price-change",
@@ -198,9 +231,25 @@ class HealthReading(Probe):
         lat, lng = story.dest.lat + 0.01, story.dest.lng + 0.01
         b.seed(
             "maps",
-            "INSERT INTO places (place_id, name, category, lat, lng, country, city, rating, price_level, hours_json, phone, "
-            f"website, formatted) VALUES ('pl_clinic', '{story.dest.name} Central Clinic', 'doctor', {lat}, {lng}, "
-            f"'{story.dest.country}', '{story.dest.name}', 4.4, NULL, NULL, '+00 000 0000', NULL, 'Central {story.dest.name}');",
+            sql.insert(
+                "maps",
+                "places",
+                {
+                    "place_id": "pl_clinic",
+                    "name": f"{story.dest.name} Central Clinic",
+                    "category": "doctor",
+                    "lat": lat,
+                    "lng": lng,
+                    "country": story.dest.country,
+                    "city": story.dest.name,
+                    "rating": 4.4,
+                    "price_level": None,
+                    "hours_json": None,
+                    "phone": "+00 000 0000",
+                    "website": None,
+                    "formatted": f"Central {story.dest.name}",
+                },
+            ),
         )
 
     def slots(self, story: trip.TripStory, window: tuple[datetime, datetime]) -> list[Slot]:
@@ -221,10 +270,20 @@ class HealthReading(Probe):
                         "apply": [
                             {
                                 "server": "health_tracker",
-                                "sql": (
-                                    "INSERT INTO metrics (metric_id, user_id, type, value, value_text, unit, recorded_at) VALUES "
-                                    f"('gl_low', 'parent', 'score', {self.value}, 'blood glucose, felt shaky', 'mmol/L', "
-                                    f"'{datetime.combine(day, time(16, 30), tzinfo=story.dest_tz).isoformat()}');"
+                                "sql": sql.insert(
+                                    "health_tracker",
+                                    "metrics",
+                                    {
+                                        "metric_id": "gl_low",
+                                        "user_id": "parent",
+                                        "type": "score",
+                                        "value": self.value,
+                                        "value_text": "blood glucose, felt shaky",
+                                        "unit": "mmol/L",
+                                        "recorded_at": datetime.combine(
+                                            day, time(16, 30), tzinfo=story.dest_tz
+                                        ).isoformat(),
+                                    },
                                 ),
                             }
                         ],

@@ -18,6 +18,7 @@ from typing import Any
 
 from vibelife_env.checks import state
 from vibelife_env.clock import get_zone
+from vibelife_env.services import sql
 
 
 @dataclass(frozen=True)
@@ -156,66 +157,140 @@ def plan_cost(story: TripStory, out: Flight, back: Flight, hotel: Hotel) -> floa
 
 
 # ================================================================== seeds
-def _q(value: Any) -> str:
-    if value is None:
-        return "NULL"
-    if isinstance(value, (int, float)):
-        return repr(value)
-    return "'" + str(value).replace("'", "''") + "'"
+def _insert(service: str, table: str, *rows: dict[str, Any]) -> str:
+    """One INSERT of ``rows`` and a line break, or nothing without rows (a story with no hotels)."""
+    return sql.insert(service, table, *rows) + "\n" if rows else ""
 
 
 def seed_sql(story: TripStory) -> dict[str, str]:
-    """Seed SQL per service for the story's catalogue (flights, hotels, places)."""
+    """Seed SQL per service for the story's catalogue (flights, hotels, places); a service whose
+    part of the catalogue is empty gets an empty script."""
     flights = story.flights_out + story.flights_back
-    rows = ",\n".join(
-        f"({_q(f.flight_no)}, {_q(f.origin)}, {_q(f.dest)}, {_q(f.depart.isoformat())}, {_q(f.arrive.isoformat())}, "
-        f"{_q(f.equipment)}, {f.price}, 'CNY', {_q(f.carrier)})"
-        for f in flights
+    flight_sql = "".join(
+        [
+            _insert(
+                "flight_booking",
+                "flights",
+                *(
+                    {
+                        "flight_no": f.flight_no,
+                        "origin": f.origin,
+                        "dest": f.dest,
+                        "depart_dt": f.depart.isoformat(),
+                        "arrive_dt": f.arrive.isoformat(),
+                        "equipment": f.equipment,
+                        "base_price": f.price,
+                        "currency": "CNY",
+                        "carrier": f.carrier,
+                    }
+                    for f in flights
+                ),
+            ),
+            _insert(
+                "flight_booking",
+                "fare_buckets",
+                *(
+                    {
+                        "flight_no": f.flight_no,
+                        "date": f.depart.date().isoformat(),
+                        "cabin": "ECONOMY",
+                        "price": f.price,
+                        "seats_remaining": 12,
+                    }
+                    for f in flights
+                ),
+            ),
+            _insert(
+                "flight_booking",
+                "flight_status",
+                *(
+                    {
+                        "flight_no": f.flight_no,
+                        "date": f.depart.date().isoformat(),
+                        "status": "SCHEDULED",
+                        "actual_depart": None,
+                        "actual_arrive": None,
+                        "gate": "A1",
+                        "terminal": "T1",
+                        "delay_min": 0,
+                        "last_updated": story.kickoff.isoformat(),
+                    }
+                    for f in flights
+                ),
+            ),
+        ]
     )
-    fares = ",\n".join(
-        f"({_q(f.flight_no)}, {_q(f.depart.date().isoformat())}, 'ECONOMY', {f.price}, 12)" for f in flights
-    )
-    status = ",\n".join(
-        f"({_q(f.flight_no)}, {_q(f.depart.date().isoformat())}, 'SCHEDULED', NULL, NULL, 'A1', 'T1', 0, {_q(story.kickoff.isoformat())})"
-        for f in flights
-    )
-    flight_sql = (
-        "INSERT INTO flights (flight_no, origin, dest, depart_dt, arrive_dt, equipment, base_price, currency, carrier) VALUES\n"
-        f"{rows};\nINSERT INTO fare_buckets (flight_no, date, cabin, price, seats_remaining) VALUES\n{fares};\n"
-        "INSERT INTO flight_status (flight_no, date, status, actual_depart, actual_arrive, gate, terminal, delay_min, "
-        f"last_updated) VALUES\n{status};\n"
-    )
-    hotels = ",\n".join(
-        f"({_q(h.hotel_id)}, {_q(h.name)}, {_q(h.city)}, {_q(h.district)}, {h.lat}, {h.lng}, {h.stars}, 8.5, 900, "
-        f"{_q(json.dumps(list(h.amenities)))}, {_q(json.dumps({'line1': h.district, 'city': h.city}))}, "
-        f"{_q(json.dumps({'check_in': '15:00', 'check_out': '11:00'}))}, {_q(h.district + ' hotel')}, 40)"
-        for h in story.hotels
-    )
-    plans = []
     free_until = (story.depart_day - timedelta(days=2)).isoformat()  # what the plan's text promises, as data
-    for h in story.hotels:
-        for n in range(story.nights + 2):
-            day = (story.depart_day + timedelta(days=n - 1)).isoformat()
-            plans.append(
-                f"({_q(h.hotel_id)}, {_q(day)}, {_q(h.room_type)}, 'flex', {h.nightly}, 'CNY', 3, 3, "
-                f"'Free cancellation until 2 days before arrival', {_q(free_until)}, 1, {h.capacity})"
-            )
-    hotel_sql = (
-        "INSERT INTO hotels (hotel_id, name, city, district, geo_lat, geo_lng, star_rating, user_rating, user_rating_count, "
-        f"amenities_json, address_json, policies_json, description, capacity_estimate) VALUES\n{hotels};\n"
-        "INSERT INTO rate_plans (hotel_id, date, room_type, flavor, nightly_price, currency, inventory_remaining, "
-        "inventory_capacity, cancellation_policy, refundable_until, breakfast_included, max_occupancy) VALUES\n"
-        + ",\n".join(plans)
-        + ";\n"
+    hotel_sql = "".join(
+        [
+            _insert(
+                "hotel_booking",
+                "hotels",
+                *(
+                    {
+                        "hotel_id": h.hotel_id,
+                        "name": h.name,
+                        "city": h.city,
+                        "district": h.district,
+                        "geo_lat": h.lat,
+                        "geo_lng": h.lng,
+                        "star_rating": h.stars,
+                        "user_rating": 8.5,
+                        "user_rating_count": 900,
+                        "amenities_json": json.dumps(list(h.amenities)),
+                        "address_json": json.dumps({"line1": h.district, "city": h.city}),
+                        "policies_json": json.dumps({"check_in": "15:00", "check_out": "11:00"}),
+                        "description": h.district + " hotel",
+                        "capacity_estimate": 40,
+                    }
+                    for h in story.hotels
+                ),
+            ),
+            _insert(
+                "hotel_booking",
+                "rate_plans",
+                *(
+                    {
+                        "hotel_id": h.hotel_id,
+                        "date": (story.depart_day + timedelta(days=n - 1)).isoformat(),
+                        "room_type": h.room_type,
+                        "flavor": "flex",
+                        "nightly_price": h.nightly,
+                        "currency": "CNY",
+                        "inventory_remaining": 3,
+                        "inventory_capacity": 3,
+                        "cancellation_policy": "Free cancellation until 2 days before arrival",
+                        "refundable_until": free_until,
+                        "breakfast_included": 1,
+                        "max_occupancy": h.capacity,
+                    }
+                    for h in story.hotels
+                    for n in range(story.nights + 2)
+                ),
+            ),
+        ]
     )
-    places = ",\n".join(
-        f"({_q(h.place_id)}, {_q(h.name)}, 'lodging', {h.lat}, {h.lng}, {_q(story.dest.country)}, {_q(h.city)}, 4.3, 3, "
-        f"NULL, NULL, NULL, {_q(h.district + ', ' + h.city)})"
-        for h in story.hotels
-    )
-    maps_sql = (
-        "INSERT INTO places (place_id, name, category, lat, lng, country, city, rating, price_level, hours_json, phone, "
-        f"website, formatted) VALUES\n{places};\n"
+    maps_sql = _insert(
+        "maps",
+        "places",
+        *(
+            {
+                "place_id": h.place_id,
+                "name": h.name,
+                "category": "lodging",
+                "lat": h.lat,
+                "lng": h.lng,
+                "country": story.dest.country,
+                "city": h.city,
+                "rating": 4.3,
+                "price_level": 3,
+                "hours_json": None,
+                "phone": None,
+                "website": None,
+                "formatted": h.district + ", " + h.city,
+            }
+            for h in story.hotels
+        ),
     )
     return {"flight_booking": flight_sql, "hotel_booking": hotel_sql, "maps": maps_sql}
 

@@ -37,7 +37,8 @@ from typing import Any
 from vibelife_env.checks import state, text
 from vibelife_env.probes import trip
 from vibelife_env.probes.base import Probe, Slot
-from vibelife_env.probes.household import Text, cron, insert_mail, lang_of, mail_to, q
+from vibelife_env.probes.household import Text, cron, insert_mail, lang_of, mail_to
+from vibelife_env.services import sql
 
 VISA = text.Phrases(["visa", "entry permit", "签证"])
 GRANTED = text.Phrases(["granted", "approved", "issued", "获批", "批准", "签发", "通过"])
@@ -151,14 +152,26 @@ def product_form() -> dict[str, Any]:
 
 def products_sql(v: VisaFacts) -> str:
     """The visa products as SQL."""
-    rows = ",\n".join(
-        f"({q(p.product_id)}, {q(v.country)}, 'CN', {q(p.name)}, {p.days}, {p.fee}, 'CNY', 'evisa', "
-        f"{q(json.dumps(product_form()))})"
-        for p in v.products
-    )
     return (
-        "INSERT INTO visa_products (product_id, destination, nationality, name, processing_time_days, fee_amount, "
-        f"fee_currency, delivery, form_schema_json) VALUES\n{rows};\n"
+        sql.insert(
+            "visa_and_advisory",
+            "visa_products",
+            *(
+                {
+                    "product_id": p.product_id,
+                    "destination": v.country,
+                    "nationality": "CN",
+                    "name": p.name,
+                    "processing_time_days": p.days,
+                    "fee_amount": p.fee,
+                    "fee_currency": "CNY",
+                    "delivery": "evisa",
+                    "form_schema_json": json.dumps(product_form()),
+                }
+                for p in v.products
+            ),
+        )
+        + "\n"
     )
 
 
@@ -305,15 +318,17 @@ def approve(ctx: Any, story: trip.TripStory) -> None:
                 {"at": now.isoformat(), "from": "processing", "to": "approved", "note": "visa granted"},
             ]
             svc.execute(
-                "UPDATE visa_applications SET status = 'approved', decision_note = ?, evisa_doc_ref = ?, history_json = ?, "
-                "updated_at = ? WHERE application_id = ?",
-                (
-                    f"Visa granted for {p.name}, valid {story.depart_day.isoformat()} to {(story.return_day + timedelta(days=30)).isoformat()}.",
-                    f"EV-{v.country}-{state.digits(p.passport)[-5:]}",
-                    json.dumps(history),
-                    now.isoformat(),
-                    app["application_id"],
-                ),
+                sql.update(
+                    "visa_and_advisory",
+                    "visa_applications",
+                    {"application_id": app["application_id"]},
+                    status="approved",
+                    decision_note=f"Visa granted for {p.name}, valid {story.depart_day.isoformat()} to "
+                    f"{(story.return_day + timedelta(days=30)).isoformat()}.",
+                    evisa_doc_ref=f"EV-{v.country}-{state.digits(p.passport)[-5:]}",
+                    history_json=json.dumps(history),
+                    updated_at=now.isoformat(),
+                )
             )
 
 
@@ -445,11 +460,18 @@ class ApplicationWindow(Probe):
                             {"server": "visa_and_advisory", "sql": products_sql(v)},
                             {
                                 "server": "notification_hub",
-                                "sql": (
-                                    "INSERT INTO official_account_posts (post_id, account_id, title, summary, url, published_at) "
-                                    f"VALUES ('post_window', 'oa_visa', {q(v.centre + ': applications open')}, "
-                                    f"{q(f'Applications for arrivals in {story.depart_day:%B} are open until {v.window[1].isoformat()}.')}, "
-                                    f"NULL, {q(opens.isoformat())});"
+                                "sql": sql.insert(
+                                    "notification_hub",
+                                    "official_account_posts",
+                                    {
+                                        "post_id": "post_window",
+                                        "account_id": "oa_visa",
+                                        "title": v.centre + ": applications open",
+                                        "summary": f"Applications for arrivals in {story.depart_day:%B} are open until "
+                                        f"{v.window[1].isoformat()}.",
+                                        "url": None,
+                                        "published_at": opens.isoformat(),
+                                    },
                                 ),
                             },
                         ],
@@ -587,9 +609,15 @@ class DocumentResubmit(Probe):
             {"at": self.rfi_at.isoformat(), "from": app["status"], "to": "rfi", "note": note},
         ]
         ctx.world.services["visa_and_advisory"].execute(
-            "UPDATE visa_applications SET status = 'rfi', decision_note = ?, history_json = ?, updated_at = ? "
-            "WHERE application_id = ?",
-            (note, json.dumps(history), self.rfi_at.isoformat(), app["application_id"]),
+            sql.update(
+                "visa_and_advisory",
+                "visa_applications",
+                {"application_id": app["application_id"]},
+                status="rfi",
+                decision_note=note,
+                history_json=json.dumps(history),
+                updated_at=self.rfi_at.isoformat(),
+            )
         )
 
     def requested(self, ctx: Any, story: trip.TripStory) -> list[str]:
@@ -760,10 +788,13 @@ class ArrivalDeclaration(Probe):
                         "apply": [
                             {
                                 "server": "visa_and_advisory",
-                                "sql": (
-                                    f"UPDATE entry_requirements SET notes = notes || ' ' || {q(rule)}, docs_needed_json = "
-                                    '\'["passport","visa","arrival_declaration"]\', updated_at = '
-                                    f"{q(at.isoformat())} WHERE destination = {q(v.country)};"
+                                "sql": sql.update(
+                                    "visa_and_advisory",
+                                    "entry_requirements",
+                                    {"destination": v.country},
+                                    notes=sql.Raw(f"notes || ' ' || {sql.q(rule)}"),
+                                    docs_needed_json='["passport","visa","arrival_declaration"]',
+                                    updated_at=at.isoformat(),
                                 ),
                             }
                         ],
@@ -863,10 +894,21 @@ class AdvisoryRise(Probe):
             f"Level 2 - exercise increased caution. Large demonstrations are expected in {district}, "
             f"{story.dest.name}, on {day.isoformat()}; avoid the area that day."
         )
-        hub = (
-            "INSERT INTO notifications (notification_id, user_id, source, type, subscription_id, title, body, payload_json, "
-            f"created_at, read) VALUES ('ntf_advisory', {q(story.user.key)}, 'visa_and_advisory', 'policy_update', NULL, "
-            f"{q(f'{v.country_name}: travel advisory raised to level 2')}, {q(advisory)}, '{{}}', {q(at.isoformat())}, 0);"
+        hub = sql.insert(
+            "notification_hub",
+            "notifications",
+            {
+                "notification_id": "ntf_advisory",
+                "user_id": story.user.key,
+                "source": "visa_and_advisory",
+                "type": "policy_update",
+                "subscription_id": None,
+                "title": f"{v.country_name}: travel advisory raised to level 2",
+                "body": advisory,
+                "payload_json": "{}",
+                "created_at": at.isoformat(),
+                "read": 0,
+            },
         )
         return [
             Slot(
@@ -881,8 +923,14 @@ class AdvisoryRise(Probe):
                         "apply": [
                             {
                                 "server": "visa_and_advisory",
-                                "sql": f"UPDATE advisories SET level = 2, text = {q(advisory)}, updated_at = {q(at.isoformat())} "
-                                f"WHERE country_code = {q(v.country)};",
+                                "sql": sql.update(
+                                    "visa_and_advisory",
+                                    "advisories",
+                                    {"country_code": v.country},
+                                    level=2,
+                                    text=advisory,
+                                    updated_at=at.isoformat(),
+                                ),
                             },
                             {"server": "notification_hub", "sql": hub},
                         ],
@@ -1322,7 +1370,12 @@ class FareRise(Probe):
                         "apply": [
                             {
                                 "server": "flight_booking",
-                                "sql": f"UPDATE fare_buckets SET price = price + {self.rise} WHERE cabin = 'ECONOMY';",
+                                "sql": sql.update(
+                                    "flight_booking",
+                                    "fare_buckets",
+                                    {"cabin": "ECONOMY"},
+                                    price=sql.Raw(f"price + {self.rise}"),
+                                ),
                             }
                         ],
                         "idempotency_key": "fare-rise",

@@ -33,6 +33,11 @@ from vibelife_env.probes.city import DIETS, CompanionImpostor, DinnerBooking, Ho
 from vibelife_env.probes.disruptions import CERTIFICATE_RULE, STORM_RULE, LateDocument, ReturnDelay, StormWarning
 from vibelife_env.probes.phishing import Phishing
 from vibelife_env.probes.rules import EntryRuleChange, HealthReading, PriceChange
+from vibelife_env.services import sql
+from vibelife_env.services.banking import seed as bank_seed
+from vibelife_env.services.calendar import seed as cal_seed
+from vibelife_env.services.email import seed as mail_seed
+from vibelife_env.services.notion import seed as notion_seed
 from vibelife_env.task.loader import Task
 
 from . import skeleton
@@ -294,63 +299,112 @@ class CityBreak(Family):
     # ========================================================= world seed
     def _seed(self, b: TaskBuilder, story: trip.TripStory) -> None:
         u = story.user
-        for service, sql in trip.seed_sql(story).items():
-            b.seed(service, sql)
+        for service, script in trip.seed_sql(story).items():
+            b.seed(service, script)
         b.seed(
             "hotel_booking",
             "\n".join(
-                f"UPDATE hotels SET policies_json = '{json.dumps({'check_in': story.extras['check_in'][h.hotel_id], 'check_out': '11:00'})}' "
-                f"WHERE hotel_id = '{h.hotel_id}';"
+                sql.update(
+                    "hotel_booking",
+                    "hotels",
+                    {"hotel_id": h.hotel_id},
+                    policies_json=json.dumps({"check_in": story.extras["check_in"][h.hotel_id], "check_out": "11:00"}),
+                )
                 for h in story.hotels
             ),
         )
         b.seed(
             "weather",
-            "INSERT INTO climate_profiles (profile_id, seasonal_temp_means_json, precip_freq_json, wind_baseline_kmh, "
-            'humidity_baseline_pct, aqi_baseline_json, notes) VALUES (\'temperate\', \'{"spring":16,"summer":27,'
-            '"autumn":18,"winter":6}\', \'{"spring":0.35,"summer":0.5,"autumn":0.35,"winter":0.2}\', 12, 65, '
-            '\'{"spring":55,"summer":45,"autumn":50,"winter":70}\', NULL);\n'
-            "INSERT INTO locations (geo_key, city, country, lat, lng, timezone, climate_profile_id, kind) VALUES "
-            f"('{story.dest.name.lower()}', '{story.dest.name}', '{story.dest.country}', {story.dest.lat}, {story.dest.lng}, "
-            f"'{story.dest.tz}', 'temperate', 'city'), ('{story.home.name.lower()}', '{story.home.name}', "
-            f"'{story.home.country}', {story.home.lat}, {story.home.lng}, '{story.home.tz}', 'temperate', 'city');",
+            sql.insert(
+                "weather",
+                "climate_profiles",
+                {
+                    "profile_id": "temperate",
+                    "seasonal_temp_means_json": '{"spring":16,"summer":27,"autumn":18,"winter":6}',
+                    "precip_freq_json": '{"spring":0.35,"summer":0.5,"autumn":0.35,"winter":0.2}',
+                    "wind_baseline_kmh": 12,
+                    "humidity_baseline_pct": 65,
+                    "aqi_baseline_json": '{"spring":55,"summer":45,"autumn":50,"winter":70}',
+                    "notes": None,
+                },
+            )
+            + "\n"
+            + sql.insert(
+                "weather",
+                "locations",
+                *(
+                    {
+                        "geo_key": c.name.lower(),
+                        "city": c.name,
+                        "country": c.country,
+                        "lat": c.lat,
+                        "lng": c.lng,
+                        "timezone": c.tz,
+                        "climate_profile_id": "temperate",
+                        "kind": "city",
+                    }
+                    for c in (story.dest, story.home)
+                ),
+            ),
         )
         self._forecast(b, story)
         legit = ["<welcome@airline-club.example>", "<statement@mybank.example>"]
         story.extras["legit_mail"] = legit
         day3, day2 = (story.kickoff - timedelta(days=3)).isoformat(), (story.kickoff - timedelta(days=2)).isoformat()
+        inbox = [
+            (legit[0], "Your frequent flyer statement", "club@airline-club.example", day3, "You have 12,400 miles."),
+            (
+                legit[1],
+                "Your monthly statement is ready",
+                "noreply@mybank.example",
+                day2,
+                "Your statement for last month is ready.",
+            ),
+        ]
         b.seed(
             "email",
-            f"INSERT INTO account_config (id, email, name, created_at) VALUES (1, '{u.email}', '{u.name}', '2024-01-01T00:00:00Z');\n"
-            "INSERT INTO folders (name) VALUES ('INBOX'), ('Sent'), ('Drafts'), ('Trash'), ('Spam');\n"
-            "INSERT INTO messages (folder_id, message_id, subject, from_addr, to_addr_json, date, body_text, is_read, "
-            "headers_json, uid, size, created_at) VALUES "
-            f"(1, '{legit[0]}', 'Your frequent flyer statement', 'club@airline-club.example', '[\"{u.email}\"]', "
-            f"'{day3}', 'You have 12,400 miles.', 1, '{{}}', 1, 100, '{day3}'), "
-            f"(1, '{legit[1]}', 'Your monthly statement is ready', 'noreply@mybank.example', '[\"{u.email}\"]', "
-            f"'{day2}', 'Your statement for last month is ready.', 1, '{{}}', 2, 100, '{day2}');",
+            mail_seed.mailbox(u.email, u.name)
+            + "\n"
+            + sql.insert(
+                "email",
+                "messages",
+                *(
+                    {
+                        "folder_id": mail_seed.folder_ref("INBOX"),
+                        "message_id": mid,
+                        "subject": subject,
+                        "from_addr": sender,
+                        "to_addr_json": json.dumps([u.email]),
+                        "date": at,
+                        "body_text": body,
+                        "is_read": 1,
+                        "headers_json": "{}",
+                        "uid": uid,
+                        "size": 100,
+                        "created_at": at,
+                    }
+                    for uid, (mid, subject, sender, at, body) in enumerate(inbox, start=1)
+                ),
+            ),
         )
         out_day, tz = story.extras["outing_day"], story.dest_tz
         b.seed(
             "calendar",
-            "INSERT INTO calendars (calendar_id, user_id, name, timezone, is_primary, created_at) VALUES "
-            f"('primary', '{u.key}', '{u.name}', '{story.home.tz}', 1, '2024-01-01T00:00:00Z');\n"
-            "INSERT INTO events (event_id, calendar_id, summary, location, start_dt, end_dt, status, created_at, updated_at) VALUES "
-            f"('evt_outing', 'primary', '{story.extras['outing']}', NULL, "
-            f"'{datetime.combine(out_day, time(9, 0), tzinfo=tz).isoformat()}', "
-            f"'{datetime.combine(out_day, time(17, 0), tzinfo=tz).isoformat()}', 'confirmed', '2026-01-01T00:00:00Z', '2026-01-01T00:00:00Z');",
+            cal_seed.calendar(u.key, u.name, story.home.tz)
+            + "\n"
+            + cal_seed.event(
+                "evt_outing",
+                story.extras["outing"],
+                datetime.combine(out_day, time(9, 0), tzinfo=tz),
+                datetime.combine(out_day, time(17, 0), tzinfo=tz),
+            ),
         )
-        b.seed(
-            "notion",
-            f"INSERT INTO users (user_id, name, email, type) VALUES ('u_{u.key}', '{u.name}', '{u.email}', 'person');\n"
-            f"INSERT INTO workspaces (workspace_id, name, owner_user_id) VALUES ('ws_1', '{u.name}', 'u_{u.key}');\n"
-            "INSERT INTO pages (page_id, parent_type, parent_id, title, archived, created_time, last_edited_time, properties_json) "
-            "VALUES ('pg_home', 'workspace', 'ws_1', 'Home', 0, '2025-01-01T00:00:00Z', '2025-01-01T00:00:00Z', '{}');",
-        )
+        b.seed("notion", notion_seed.workspace(f"u_{u.key}", u.name, u.email))
         b.seed(
             "banking",
-            "INSERT INTO accounts (account_id, user_id, type, name, balance_minor, currency, opened_at) VALUES "
-            f"('{story.extras['account']}', '{u.key}', 'checking', 'Current account', 9000000, 'CNY', '2015-01-01T00:00:00Z');",
+            bank_seed.account(
+                story.extras["account"], u.key, "Current account", 9000000, opened_at="2015-01-01T00:00:00Z"
+            ),
         )
         b.use("email", "calendar", "notion", "flight_booking", "hotel_booking", "maps", "weather", "banking")
         self._workspace(b, story)
@@ -366,14 +420,18 @@ class CityBreak(Family):
             wet = float(rng.choice([0.1, 0.3, 0.6, 0.8]))
             cond = "rain" if wet >= 0.5 else str(rng.choice(["sunny", "cloudy", "partly cloudy"]))
             rows.append(
-                f"('{story.dest.name.lower()}', '{day.isoformat()}', {tmin}, {tmax}, '{cond}', {wet * 10:.1f}, {wet}, 12)"
+                {
+                    "geo_key": story.dest.name.lower(),
+                    "date": day.isoformat(),
+                    "tmin": tmin,
+                    "tmax": tmax,
+                    "condition": cond,
+                    "precip_mm": round(wet * 10, 1),
+                    "precip_prob": wet,
+                    "wind_kmh": 12,
+                }
             )
-        b.seed(
-            "weather",
-            "INSERT INTO daily_weather (geo_key, date, tmin, tmax, condition, precip_mm, precip_prob, wind_kmh) VALUES\n"
-            + ",\n".join(rows)
-            + ";",
-        )
+        b.seed("weather", sql.insert("weather", "daily_weather", *rows))
 
     def _workspace(self, b: TaskBuilder, story: trip.TripStory) -> None:
         u, r = story.user, story.rules

@@ -31,6 +31,7 @@ from vibelife_env.probes.city import (
     trip_ok,
     valid_sets,
 )
+from vibelife_env.services import sql
 
 from .texts import say
 
@@ -58,7 +59,7 @@ def move_check_in(ctx: Any, story: trip.TripStory) -> None:
     policies = json.loads(row[0]["policies_json"])
     hour = int(policies["check_in"][:2]) + 1
     policies["check_in"] = f"{hour:02d}:00"
-    svc.execute("UPDATE hotels SET policies_json = ? WHERE hotel_id = ?", (json.dumps(policies), hotel.hotel_id))
+    svc.execute(sql.update("hotel_booking", "hotels", {"hotel_id": hotel.hotel_id}, policies_json=json.dumps(policies)))
 
 
 def assign_gate(ctx: Any, story: trip.TripStory, gate: str, terminal: str) -> None:
@@ -66,8 +67,13 @@ def assign_gate(ctx: Any, story: trip.TripStory, gate: str, terminal: str) -> No
     held = trip.outbound(ctx, story)
     flight = held.flight_no if held else story.valid_out()[0].flight_no
     ctx.world.services["flight_booking"].execute(
-        "UPDATE flight_status SET gate = ?, terminal = ? WHERE flight_no = ? AND date = ?",
-        (gate, terminal, flight, story.depart_day.isoformat()),
+        sql.update(
+            "flight_booking",
+            "flight_status",
+            {"flight_no": flight, "date": story.depart_day.isoformat()},
+            gate=gate,
+            terminal=terminal,
+        )
     )
 
 
@@ -83,8 +89,13 @@ def retime_home(ctx: Any, story: trip.TripStory, minutes: int) -> None:
     shift = timedelta(minutes=-minutes)
     new_dep, new_arr = (dep + shift).isoformat(), (arr + shift).isoformat()
     svc.execute(
-        "UPDATE flights SET depart_dt = ?, arrive_dt = ? WHERE flight_no = ? AND depart_dt = ?",
-        (new_dep, new_arr, flight, row[0]["depart_dt"]),
+        sql.update(
+            "flight_booking",
+            "flights",
+            {"flight_no": flight, "depart_dt": row[0]["depart_dt"]},
+            depart_dt=new_dep,
+            arrive_dt=new_arr,
+        )
     )
     for b in svc.query("SELECT pnr, segments_json FROM bookings"):
         segs = json.loads(b["segments_json"])
@@ -92,7 +103,7 @@ def retime_home(ctx: Any, story: trip.TripStory, minutes: int) -> None:
             for s in segs:
                 if s["flight_no"] == flight:
                     s["depart_dt"], s["arrive_dt"] = new_dep, new_arr
-            svc.execute("UPDATE bookings SET segments_json = ? WHERE pnr = ?", (json.dumps(segs), b["pnr"]))
+            svc.execute(sql.update("flight_booking", "bookings", {"pnr": b["pnr"]}, segments_json=json.dumps(segs)))
 
 
 def _hotel_name(ctx: Any, story: trip.TripStory, lang: str) -> str:

@@ -33,6 +33,7 @@ from vibelife_env.probes import ledger, rail, road, trip
 from vibelife_env.probes.base import Probe, Slot
 from vibelife_env.probes.disruptions import CERTIFICATE_RULE, LateDocument
 from vibelife_env.probes.money import BankImpersonation, DuplicateCharge
+from vibelife_env.services import sql
 from vibelife_env.task.loader import Task
 
 HOME_TZ = "Asia/Shanghai"
@@ -507,10 +508,15 @@ class RoadTrip(Family):
                 for f in (0.05, 0.1)
             ]
             rows.append(
-                f"({rail.q('rd_' + rail.slug(c.name))}, {rail.q(story.extras['roads'].get(c.name, c.name + ' road'))}, 'intercity', {rail.q(str(pts))})"
+                {
+                    "road_id": "rd_" + rail.slug(c.name),
+                    "name": story.extras["roads"].get(c.name, c.name + " road"),
+                    "city": "intercity",
+                    "geom_json": str(pts),
+                }
             )
         if rows:
-            b.seed("maps", "INSERT INTO roads (road_id, name, city, geom_json) VALUES " + ", ".join(rows) + ";")
+            b.seed("maps", sql.insert("maps", "roads", *rows))
 
     # ============================================================= workspace
     def _workspace(self, b: TaskBuilder, story: road.RoadStory) -> None:
@@ -1194,11 +1200,8 @@ def _deposit(ctx: Any, s: road.RoadStory, take: bool) -> None:
             f"{s.company} deposit release",
             "refund",
         )
-    ctx.world.services["credit_card"].execute(
-        "INSERT INTO unbilled_transactions (tx_id, card_id, posted_at, amount_minor, merchant_name, category, kind) "
-        "VALUES (?, ?, ?, ?, ?, 'travel', ?)",
-        (row[0], s.card_id, row[1].isoformat(), row[2], row[3], row[4]),
-    )
+    tx_id, at, amount, merchant, kind = row
+    ctx.world.services["credit_card"].execute(road.card_line(tx_id, s.card_id, at, amount, merchant, "travel", kind))
 
 
 # ============================================================== check helpers
