@@ -1,7 +1,6 @@
 """Small builders the probes and families share: SQL literals and timeline event fields.
 
 - :func:`q`: a value as an SQL literal for seed and mutation statements;
-- :func:`rows_sql`: one INSERT of several rows given as dicts;
 - :func:`mutation`: a silent world change (no turn);
 - :func:`turn`: an event that opens a turn (a user message, a notification, a world
   observation, a scheduled wake-up);
@@ -25,17 +24,6 @@ def q(value: Any) -> str:
     ("'it''s'", 'NULL', '1', '2.5')
     """
     return sql.q(value)
-
-
-def rows_sql(table: str, rows: list[dict[str, Any]]) -> str:
-    """One INSERT of ``rows`` (dicts with the same keys, values quoted with :func:`q`) into ``table``.
-
-    >>> rows_sql("folders", [{"name": "INBOX"}, {"name": "Spam"}])
-    "INSERT INTO folders (name) VALUES ('INBOX'), ('Spam');"
-    """
-    cols = list(rows[0])
-    values = ", ".join("(" + ", ".join(q(r[c]) for c in cols) + ")" for r in rows)
-    return f"INSERT INTO {table} ({', '.join(cols)}) VALUES {values};"
 
 
 def mutation(eid: str, at: datetime, body: str, apply: list[dict[str, Any]]) -> dict[str, Any]:
