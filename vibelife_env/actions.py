@@ -170,6 +170,7 @@ def parse_action(action: Any, id_prefix: str = "call") -> Action:
         raise ActionError(f"action['reply'] must be a string or None, got {type(reply).__name__}")
     return Action(calls, None if reply is None else clean_text(reply))
 
+
 #: The key of the budget note in a tool message's result (see :meth:`vibelife_env.episode.Episode.run_call`).
 BUDGET_NOTE = "tool_calls_left"
 
