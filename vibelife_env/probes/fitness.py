@@ -43,6 +43,7 @@ from vibelife_env.services import sql
 from vibelife_env.services.banking import seed as bank_seed
 from vibelife_env.services.calendar import seed as cal_seed
 from vibelife_env.services.email import seed as mail_seed
+from vibelife_env.services.weather import seed as weather_seed
 
 USER = "u1"
 SHIPPING = 800
@@ -546,19 +547,7 @@ def shop_sql(s: RaceStory, category: str, describe: Any) -> str:
 def weather_sql(cities: list[tuple[str, float, float]]) -> str:
     """SQL for the ``mild`` climate profile and the weather locations of ``cities`` (name, lat, lng)."""
     return (
-        sql.insert(
-            "weather",
-            "climate_profiles",
-            {
-                "profile_id": "mild",
-                "seasonal_temp_means_json": '{"spring":17,"summer":28,"autumn":19,"winter":7}',
-                "precip_freq_json": '{"spring":0.35,"summer":0.45,"autumn":0.3,"winter":0.2}',
-                "wind_baseline_kmh": 12,
-                "humidity_baseline_pct": 65,
-                "aqi_baseline_json": '{"spring":60,"summer":50,"autumn":55,"winter":75}',
-                "notes": None,
-            },
-        )
+        weather_seed.climate_profile()
         + "\n"
         + sql.insert(
             "weather",

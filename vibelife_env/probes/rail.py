@@ -55,6 +55,7 @@ from vibelife_env.services.banking import seed as bank_seed
 from vibelife_env.services.calendar import seed as cal_seed
 from vibelife_env.services.email import seed as mail_seed
 from vibelife_env.services.notion import seed as notion_seed
+from vibelife_env.services.weather import seed as weather_seed
 
 USER_ID = "user"
 CARD_LAST4 = "4417"
@@ -341,19 +342,7 @@ def seed_common(b: TaskBuilder, story: Tour, legit: list[tuple[str, str, str, st
     cities |= {c.name: c for c in story.extras.get("more_cities", [])}
     b.seed(
         "weather",
-        sql.insert(
-            "weather",
-            "climate_profiles",
-            {
-                "profile_id": "mild",
-                "seasonal_temp_means_json": '{"spring":17,"summer":28,"autumn":19,"winter":7}',
-                "precip_freq_json": '{"spring":0.35,"summer":0.45,"autumn":0.3,"winter":0.2}',
-                "wind_baseline_kmh": 12,
-                "humidity_baseline_pct": 65,
-                "aqi_baseline_json": '{"spring":60,"summer":50,"autumn":55,"winter":75}',
-                "notes": None,
-            },
-        )
+        weather_seed.climate_profile()
         + "\n"
         + sql.insert(
             "weather",

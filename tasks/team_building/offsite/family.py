@@ -36,6 +36,7 @@ from vibelife_env.services.banking import seed as bank_seed
 from vibelife_env.services.calendar import seed as cal_seed
 from vibelife_env.services.email import seed as mail_seed
 from vibelife_env.services.notion import seed as notion_seed
+from vibelife_env.services.weather import seed as weather_seed
 from vibelife_env.task.loader import Task
 
 TZ = "Asia/Shanghai"
@@ -724,19 +725,7 @@ class Offsite(Family):
         b.callable("invoice_insert", lambda ctx: invoice_insert(ctx, s))
         b.seed(
             "weather",
-            sql.insert(
-                "weather",
-                "climate_profiles",
-                {
-                    "profile_id": "mild",
-                    "seasonal_temp_means_json": '{"spring":17,"summer":28,"autumn":19,"winter":7}',
-                    "precip_freq_json": '{"spring":0.35,"summer":0.45,"autumn":0.3,"winter":0.2}',
-                    "wind_baseline_kmh": 12,
-                    "humidity_baseline_pct": 65,
-                    "aqi_baseline_json": '{"spring":60,"summer":50,"autumn":55,"winter":75}',
-                    "notes": None,
-                },
-            )
+            weather_seed.climate_profile()
             + "\n"
             + sql.insert(
                 "weather",
