@@ -29,6 +29,7 @@ owned by the world, so a run is a pure function of task, seed and actions.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import sqlite3
@@ -76,6 +77,24 @@ def open_db() -> sqlite3.Connection:
     return conn
 
 
+def _load_image(conn: sqlite3.Connection, image: bytes) -> None:
+    """Deserialize ``image`` into a fresh connection, foreign keys on."""
+    conn.deserialize(image)
+    conn.execute("PRAGMA foreign_keys = ON")
+
+
+@functools.cache
+def _schema_columns(schema: str) -> dict[str, tuple[str, ...]]:
+    """Column names of every table ``schema`` (DDL) creates."""
+    db = sqlite3.connect(":memory:")
+    try:
+        db.executescript(schema)
+        tables = [r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")]
+        return {t: tuple(r[1] for r in db.execute(f'PRAGMA table_info("{t}")')) for t in tables}
+    finally:
+        db.close()
+
+
 class Service(ToolProvider):
     """Base of the 22 mock backends.
 
@@ -90,8 +109,7 @@ class Service(ToolProvider):
         self.ctx = ctx
         self.conn = open_db()
         if image is not None:
-            self.conn.deserialize(image)
-            self.conn.execute("PRAGMA foreign_keys = ON")
+            _load_image(self.conn, image)
         else:
             self.conn.executescript(self.SCHEMA)
             self.on_create()
@@ -131,8 +149,7 @@ class Service(ToolProvider):
         ``sqlite3CodeRhsOfIN``). A fresh connection starts from the image alone.
         """
         conn = open_db()
-        conn.deserialize(image)
-        conn.execute("PRAGMA foreign_keys = ON")
+        _load_image(conn, image)
         old, self.conn = self.conn, conn
         old.close()
 
@@ -248,9 +265,12 @@ class Service(ToolProvider):
         whichever the table has.
         """
         col = self._counter_key_column(table)
-        self.execute(f'INSERT OR IGNORE INTO "{table}" ("{col}", value) VALUES (?, 0)', (key,))
-        self.execute(f'UPDATE "{table}" SET value = value + 1 WHERE "{col}" = ?', (key,))
-        return int(self.execute(f'SELECT value FROM "{table}" WHERE "{col}" = ?', (key,)).fetchone()[0])
+        ((value,),) = self.execute(
+            f'INSERT INTO "{table}" ("{col}", value) VALUES (?, 1) '
+            f'ON CONFLICT("{col}") DO UPDATE SET value = value + 1 RETURNING value',
+            (key,),
+        ).fetchall()
+        return int(value)
 
     def mint_id(
         self,
@@ -283,7 +303,8 @@ class Service(ToolProvider):
                 return value
 
     def _counter_key_column(self, table: str) -> str:
-        cols = self.columns(table)
+        # the class's own DDL names it (read once per schema); a table a seed created is read live
+        cols = _schema_columns(type(self).SCHEMA).get(table) or self.columns(table)
         if "key" in cols:
             return "key"
         if "name" in cols:

@@ -41,6 +41,8 @@ CREATE TABLE messages (
 CREATE INDEX idx_messages_folder ON messages(folder_id);
 CREATE INDEX idx_messages_date ON messages(date DESC);
 CREATE INDEX idx_messages_from ON messages(from_addr);
+-- a folder's messages newest first (rows.NEWEST_FIRST) without sorting the folder
+CREATE INDEX idx_messages_folder_newest ON messages(folder_id, COALESCE(julianday(date), 0), date, id);
 
 CREATE TABLE attachments (
   id            INTEGER PRIMARY KEY AUTOINCREMENT,

@@ -35,6 +35,12 @@ from vibelife_env.services.email._rows import NEWEST_FIRST, OLDEST_FIRST, SYSTEM
 
 FALLBACK_ACCOUNT = "user@mock.local"
 _MESSAGE_SELECT = "SELECT m.*, f.name AS folder_name FROM messages m JOIN folders f ON f.id = m.folder_id"
+# the columns of a listed message (rows.message_summary): no bodies, which a page never shows
+_SUMMARY_SELECT = (
+    "SELECT m.id, m.subject, m.from_addr, m.to_addr_json, m.cc_addr_json, m.bcc_addr_json, m.date, "
+    "m.message_id, m.is_read, m.is_important, f.name AS folder_name "
+    "FROM messages m JOIN folders f ON f.id = m.folder_id"
+)
 
 
 class EmailService(Service):
@@ -79,7 +85,7 @@ class EmailService(Service):
         total = self.aggregate("SELECT COUNT(*) AS n FROM messages WHERE folder_id = ?", (folder_id,))["n"]
         page, total_pages, offset = rows.paginate(total, page, page_size)
         found = self.query(
-            f"{_MESSAGE_SELECT} WHERE m.folder_id = ? ORDER BY {NEWEST_FIRST} LIMIT ? OFFSET ?",
+            f"{_SUMMARY_SELECT} WHERE m.folder_id = ? ORDER BY {NEWEST_FIRST} LIMIT ? OFFSET ?",
             (folder_id, page_size, offset),
         )
         return {
@@ -136,7 +142,7 @@ class EmailService(Service):
         )["n"]
         page, total_pages, offset = rows.paginate(total, page, page_size)
         found = self.query(
-            f"{_MESSAGE_SELECT} WHERE {where} ORDER BY {NEWEST_FIRST} LIMIT ? OFFSET ?",
+            f"{_SUMMARY_SELECT} WHERE {where} ORDER BY {NEWEST_FIRST} LIMIT ? OFFSET ?",
             [*params, page_size, offset],
         )
         return {
