@@ -51,8 +51,8 @@ from vibelife_env.actions import Action, parse_action
 from vibelife_env.bundle import load_task_cached
 from vibelife_env.checks.base import CheckResult
 from vibelife_env.checks.context import EpisodeRecord
+from vibelife_env.checks.kinds import QUIET_RULE
 from vibelife_env.checks.scoring import Scorer
-from vibelife_env.checks.state import QUIET_REPLY_MAX
 from vibelife_env.episode import (
     DEFAULT_MAX_IDLE_STEPS,
     SOLO,
@@ -115,8 +115,8 @@ def default_system_prompt(
         "Each turn opens with a message, notification or observation. Call tools as needed, then end "
         "the turn with a reply to the user; an empty reply means you chose to stay silent, which is right "
         "when nothing needs their attention.",
-        f"When a turn needs nothing from {user} (a routine review where nothing changed), stay silent or reply "
-        f"in at most {QUIET_REPLY_MAX} characters; a question {user} asks always deserves its answer."
+        f"When a turn needs nothing from {user} (a routine review where nothing changed), {QUIET_RULE.text}; "
+        f"a question {user} asks always deserves its answer."
         if task.release is None
         else "",
         f"What {user} expects is the work itself, done in the world (bookings, payments, mail, calendar, "

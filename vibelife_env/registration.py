@@ -94,8 +94,39 @@ FAMILY_ENTRY_POINT = "vibelife_env.family_env:FamilyEnv"
 
 
 def find_families(root: str | Path) -> list[Path]:
-    """Every directory under ``root`` that holds a scenario family (``family.py``)."""
-    return sorted(p.parent for p in Path(root).rglob("family.py") if "__pycache__" not in p.parts)
+    """Every directory under ``root`` that holds a scenario family (``family.py``); folders whose
+    name starts with ``_`` (the authoring template ``tasks/_template``) are not shipped families."""
+    base = Path(root)
+    return sorted(
+        p.parent
+        for p in base.rglob("family.py")
+        if "__pycache__" not in p.parts and not any(part.startswith("_") for part in p.relative_to(base).parts)
+    )
+
+
+def register_family_dir(folder: str | Path, prefix: str = "VibeLife") -> str:
+    """Register one family folder under ``VibeLife-<domain>-<name>-v0``, named by its ``FAMILY``'s
+    class attributes (not by the folder: an authoring copy keeps its place); returns the id.
+
+    Raises:
+        TaskLoadError: no ``family.py`` or no ``FAMILY`` in it.
+    """
+    from vibelife_env.families.loader import load_family
+
+    path = Path(folder).expanduser().resolve()
+    family = load_family(path)
+    eid = env_id(family.domain, family.name, prefix)
+    if eid in gym.registry and gym.registry[eid].kwargs.get("family_dir") == str(path):
+        return eid
+    gym.register(
+        id=eid,
+        entry_point=FAMILY_ENTRY_POINT,
+        vector_entry_point=VECTOR_ENTRY_POINT,
+        kwargs={"family_dir": str(path)},
+        max_episode_steps=MAX_EPISODE_STEPS,
+        disable_env_checker=False,
+    )
+    return eid
 
 
 def register_families(root: str | Path, prefix: str = "VibeLife") -> list[str]:

@@ -59,6 +59,8 @@ class Check:
         description: What the check requires, in one or two sentences (default: the
             first paragraph of ``fn``'s docstring, else words made from the id).
         requires: The prerequisites it declares by name (see the module docstring).
+        rule: The rule it enforces and where that is stated, for a check made from a check
+            kind (:mod:`vibelife_env.checks.kinds`); ``None`` for a hand-written check.
     """
 
     id: str
@@ -69,6 +71,7 @@ class Check:
     tags: frozenset[str] = frozenset()
     description: str = ""
     requires: tuple[str, ...] = ()
+    rule: Any = None
 
     def __post_init__(self) -> None:
         if not self.description:
@@ -171,6 +174,7 @@ class CheckSet:
     def __init__(self) -> None:
         self.checks: list[Check] = []
         self.prerequisites: dict[str, Callable[[Any], Any]] = {}
+        self.rules: dict[str, Any] = {}  # key -> kinds.Rule of the checks made from kinds
 
     def prerequisite(self, name: str) -> Callable:
         """Register ``fn(ctx)`` as the prerequisite ``name`` that checks can declare (``requires=``).
@@ -197,6 +201,8 @@ class CheckSet:
         tags: Iterable[str],
         cid: str | None,
         requires: Iterable[str] = (),
+        description: str = "",
+        rule: Any = None,
     ) -> Callable:
         needs = tuple(requires)
         unknown = [n for n in needs if n not in self.prerequisites]
@@ -215,13 +221,30 @@ class CheckSet:
                     tier,
                     stage,
                     frozenset(tags),
-                    describe(fn, cid or fn.__name__),
+                    description or describe(fn, cid or fn.__name__),
                     needs,
+                    rule,
                 )
             )
             return fn
 
         return deco
+
+    def add_kind(self, kind: Any) -> Check:
+        """Register the check a :class:`~vibelife_env.checks.kinds.Kind` makes, and its rule.
+
+        Raises:
+            ValueError: the kind's rule key is already registered with another text.
+        """
+        rule = kind.rule
+        if rule is not None:
+            known = self.rules.setdefault(rule.key, rule)
+            if known != rule:
+                raise ValueError(f"check {kind.id}: rule {rule.key!r} is registered with another text or source")
+        self._add(kind.tier, kind.stage, kind.weight, kind.tags, kind.id, kind.requires, kind.description, rule)(
+            kind.holds
+        )
+        return self.checks[-1]
 
     def stage(
         self, n: int, weight: float = 1.0, tags: Iterable[str] = (), id: str | None = None, requires: Iterable[str] = ()

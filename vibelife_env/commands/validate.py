@@ -19,7 +19,7 @@ import gymnasium as gym
 import vibelife_env
 from vibelife_env.blast import BLAST_MAX
 from vibelife_env.commands import CLIError, check_env_ids
-from vibelife_env.registration import builtin_tasks_dir
+from vibelife_env.registration import builtin_tasks_dir, register_family_dir
 from vibelife_env.validation import family_instances, validate_env
 
 
@@ -27,7 +27,11 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("ids", nargs="*", help="env ids to validate")
     p.add_argument("--all", action="store_true", help="every own task (bundles shipped under tasks/)")
     p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--family", default=None, help="a scenario family's env id: validate its instances")
+    p.add_argument(
+        "--family",
+        default=None,
+        help="a scenario family's env id, or its folder (tasks/_template): validate its instances",
+    )
     p.add_argument("--suite", default=None, help="a benchmark suite (vibelife-200): every test instance")
     p.add_argument("--split", choices=("test", "train"), default="test", help="with --family: which split")
     p.add_argument("--seeds", default="0:4", help="with --family: instances A:B (test 0-3, or train seeds)")
@@ -55,6 +59,8 @@ def own_task_ids() -> list[str]:
 def _runs(args: argparse.Namespace) -> list[tuple[str, dict]]:
     """(env id, make kwargs) to validate."""
     if args.family:
+        if (Path(args.family) / "family.py").is_file():
+            args.family = register_family_dir(args.family)
         check_env_ids([args.family])
         try:
             a, b = (int(x) for x in args.seeds.split(":"))

@@ -31,6 +31,12 @@ def title(text: str) -> dict[str, Any]:
     return {"title": {"title": [{"text": {"content": text}}]}}
 
 
+def silent(agent: Any, event_text: str):
+    """An oracle step for a turn where nothing is due: no call, no reply fragment."""
+    return []
+    yield  # a step is a generator
+
+
 class PlanAgent(ScriptedAgent):
     """See the module docstring. Subclasses are made per instance with ``steps`` and ``story``."""
 
@@ -76,6 +82,16 @@ class PlanAgent(ScriptedAgent):
             children=[para(self.t(x)) for x in lines],
         )
         self.memory.setdefault("page", page.get("id", "pg_home"))
+
+    def pay_saved(self, payee: str, amount_minor: int, account_id: str = "acc_main", user_id: str = "u_1"):
+        """Pay the saved payee called ``payee`` from ``account_id``; returns the payment result."""
+        payees = yield self.call("banking__list_payees", user_id=user_id)
+        found = next(p for p in payees if p["name"] == payee)
+        return (
+            yield self.call(
+                "banking__pay_payee", account_id=account_id, payee_id=found["payee_id"], amount_minor=amount_minor
+            )
+        )
 
     def respond(self, mail: dict[str, Any], body: str):
         """Answer a mail (a reply keeps the thread)."""

@@ -128,6 +128,14 @@ class Probe(ABC):
         return at.replace(minute=(at.minute // 15) * 15, second=0, microsecond=0)
 
 
+def turn(key: str, at: datetime, body: str, *steps: Step, sender: str = "", kind: str = "user_message") -> Slot:
+    """A slot of one turn-opening event: a message from ``sender`` (default kind), or a
+    ``cron_fire``/``notification``/``world`` event (from the scheduler or the world), with the
+    oracle's ``steps`` for it."""
+    who = {"from": sender} if kind == "user_message" else {"source": "scheduler" if kind == "cron_fire" else "world"}
+    return Slot(key, [{"id": key, "time": at, "kind": kind, "body": body, **who}], {key: list(steps)})
+
+
 def stage_groups(slots: list[Slot]) -> list[list[Slot]]:
     """Slots in time order, grouped into stages: a slot that starts before the previous group's
     last event joins that group, so stages never interleave in time."""

@@ -1,0 +1,35 @@
+"""The reference policy's steps for the skeleton's turns (each probe carries its own)."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from typing import Any
+
+
+def kickoff(agent: Any, text: str):
+    s, end = agent.story, (agent.story.visit + timedelta(hours=1)).isoformat()
+    yield agent.call("email__search_emails", query=s.invoice)
+    made = yield agent.call("calendar__create_event", summary=f"{s.company} visit", start=s.visit.isoformat(), end=end)
+    agent.memory["event"] = made["event_id"]
+    yield from agent.note(f"Invoice {s.invoice}", [f"{s.company}: {s.invoice}, {s.amount / 100:.2f} CNY, unpaid."])
+    if agent.book_now("proposal"):
+        yield from pay(agent)
+    return [f"The visit is in your calendar for {s.visit:%Y-%m-%d %H:%M}, {s.invoice} noted; I'll pay on your word."]
+
+
+def go_ahead(agent: Any, text: str):
+    agent.memory["settled"] = True
+    if agent.book_now("go_ahead"):
+        yield from pay(agent)
+    return [f"Paid {agent.story.invoice} ({agent.story.amount / 100:.2f} CNY) to {agent.story.company}, once."]
+
+
+def wrap(agent: Any, text: str):
+    return [f"Yes: {agent.story.invoice} is paid once ({agent.story.amount / 100:.2f} CNY); the calendar is right."]
+    yield
+
+
+def pay(agent: Any):
+    s = agent.story
+    paid = yield from agent.pay_saved(s.company, s.amount)
+    yield from agent.note(f"Payment {s.invoice}", [f"Paid {s.invoice} to {s.company}, reference {paid['tx_id']}."])
