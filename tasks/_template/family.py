@@ -56,7 +56,7 @@ class Errand(StoryFamily[ErrandStory]):
             turn(
                 "go_ahead", s.at(2, 20), "I checked the invoice: go ahead and pay it.", oracle.go_ahead, sender=s.name
             ),
-            turn("wrap", (s.new_visit or s.visit) + timedelta(hours=4), done, oracle.wrap, sender=s.name),
+            turn("wrap", s.visit + timedelta(days=2), done, oracle.wrap, sender=s.name),
         ]
 
     def seed(self, b: Any, s: ErrandStory) -> None:

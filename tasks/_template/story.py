@@ -22,7 +22,7 @@ class ErrandStory:
     amount: int  # minor units, payable to the company's saved payee
     start: datetime  # the kick-off message
     visit: datetime
-    new_visit: datetime | None = None  # set when probes.Reschedule is drawn
+    new_visit: datetime | None = None  # set when probes.Reschedule is placed (within a day of the visit)
 
     def __post_init__(self) -> None:
         self.email = f"{self.name.lower().replace(' ', '.')}@mail.example"

@@ -65,7 +65,8 @@ class StoryFamily(Family, Generic[S]):
 
     @abstractmethod
     def skeleton(self, rng: np.random.Generator, story: S) -> list[Slot]:
-        """The slots every instance has (kick-off, go-ahead, wrap-up...)."""
+        """The slots every instance has (kick-off, go-ahead, wrap-up...), laid out before the
+        probes are placed (so a probe's window may depend on the skeleton's dates)."""
 
     def probes(self, rng: np.random.Generator, story: S) -> list[Probe]:
         """The motifs drawn for this instance (default: none)."""
@@ -104,8 +105,9 @@ class StoryFamily(Family, Generic[S]):
         b = TaskBuilder(self.root, f"{self.name}-{key}", self.domain, self.title_of(story), self.timezone, user)
         b.use(*self.services)
         probes = self.probes(rng, story)
+        skeleton = self.skeleton(rng, story)  # before the probes are placed, as the shipped families draw
         placed = {id(p): p.place(story, self.window(p, story)) for p in probes}
-        slots = [*self.skeleton(rng, story), *(s for p in probes for s in placed[id(p)])]
+        slots = [*skeleton, *(s for p in probes for s in placed[id(p)])]
         self.seed(b, story)
         for p in probes:
             p.setup(b, story)
