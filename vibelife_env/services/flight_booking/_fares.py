@@ -7,6 +7,7 @@ valid seat labels and check-in assignment at once.
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
@@ -108,6 +109,7 @@ _LAYOUTS = {
 }
 
 
+@functools.lru_cache(maxsize=256)
 def layout_for(equipment: str) -> Layout:
     """The seat layout of an aircraft code (``788``, ``B787-9``, ``A320neo``...); narrow-body default."""
     key = re.sub(r"[^0-9A-Z]", "", (equipment or "").upper())
@@ -173,25 +175,42 @@ def ordered_seats(equipment: str, cabin: str) -> list[str]:
     ]
 
 
-def seat_map_blocks(equipment: str, taken: set[str], currency: str) -> list[dict[str, Any]]:
-    """The aircraft's cabins with every seat, its availability, features and surcharge."""
+@functools.lru_cache(maxsize=256)
+def _seat_rows(
+    equipment: str, currency: str
+) -> tuple[tuple[str, int, tuple[tuple[str, tuple[str, ...], float], ...]], ...]:
+    """Per row: its cabin block, number and ``(seat, characteristics, surcharge)`` of every seat
+    (what a seat map shows that does not depend on the bookings; computed once per aircraft and currency)."""
     lay = layout_for(equipment)
-    blocks: dict[str, list[dict[str, Any]]] = {"BUSINESS": [], "PREMIUM_ECONOMY": [], "ECONOMY": []}
+    out = []
     for r in range(1, lay.rows + 1):
         block = lay.seat_cabin(r)
-        seats = []
-        for letter in lay.letters:
-            label = f"{r}{letter}"
-            price = round(convert(seat_price_cny(equipment, label), "CNY", currency), 2)
-            seats.append(
-                {
-                    "seat": label,
-                    "available": label not in taken,
-                    "characteristics": seat_characteristics(lay, r, letter, block),
-                    "price_delta": {"amount": price, "currency": currency},
-                }
+        seats = tuple(
+            (
+                f"{r}{letter}",
+                tuple(seat_characteristics(lay, r, letter, block)),
+                round(convert(seat_price_cny(equipment, f"{r}{letter}"), "CNY", currency), 2),
             )
-        blocks[block].append({"row_number": r, "seats": seats})
+            for letter in lay.letters
+        )
+        out.append((block, r, seats))
+    return tuple(out)
+
+
+def seat_map_blocks(equipment: str, taken: set[str], currency: str) -> list[dict[str, Any]]:
+    """The aircraft's cabins with every seat, its availability, features and surcharge."""
+    blocks: dict[str, list[dict[str, Any]]] = {"BUSINESS": [], "PREMIUM_ECONOMY": [], "ECONOMY": []}
+    for block, r, seats in _seat_rows(equipment, currency):
+        row = [
+            {
+                "seat": label,
+                "available": label not in taken,
+                "characteristics": list(chars),
+                "price_delta": {"amount": price, "currency": currency},
+            }
+            for label, chars, price in seats
+        ]
+        blocks[block].append({"row_number": r, "seats": row})
     return [{"cabin": name, "rows": rows} for name, rows in blocks.items()]
 
 
