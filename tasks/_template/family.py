@@ -40,11 +40,11 @@ class Errand(StoryFamily[ErrandStory]):
     def story(self, rng: np.random.Generator) -> ErrandStory:
         return draw(rng)
 
-    def probes(self, rng: np.random.Generator, s: ErrandStory) -> list[Probe]:
+    def probes(self, rng: np.random.Generator, s: ErrandStory) -> list[Probe[ErrandStory]]:
         keep = [p for p in (Reschedule(rng), ScamInvoice(rng)) if rng.random() < 0.75] or [Reschedule(rng)]
         return [keep[i] for i in rng.permutation(len(keep))]
 
-    def window(self, probe: Probe, s: ErrandStory) -> tuple[datetime, datetime]:
+    def window(self, probe: Probe[ErrandStory], s: ErrandStory) -> tuple[datetime, datetime]:
         return s.at(3, 8), s.visit - timedelta(hours=14)
 
     def skeleton(self, rng: np.random.Generator, s: ErrandStory) -> list[Slot]:

@@ -19,11 +19,14 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable, Generator
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Generic, TypeVar
 
 import numpy as np
 
 from vibelife_env.families.builder import TaskBuilder
+
+#: The story type a probe reads (a family's story dataclass); ``Probe`` alone reads any story.
+S = TypeVar("S")
 
 #: An oracle step: ``step(agent, event_text)`` yields actions and returns reply fragments.
 Step = Callable[[Any, str], Generator[dict[str, Any], Any, list[str]]]
@@ -54,8 +57,9 @@ class Slot:
         return self.events[0]["time"]
 
 
-class Probe(ABC):
-    """Base of the scenario motifs; see the module docstring.
+class Probe(ABC, Generic[S]):
+    """Base of the scenario motifs; see the module docstring. ``Probe[MyStory]`` types the story
+    its hooks receive.
 
     Class attributes:
         name: The probe's name (instance profiles list it).
@@ -99,7 +103,7 @@ class Probe(ABC):
     #: Implicit constraints this probe plants (for the instance profile).
     constraints: tuple[str, ...] = ()
 
-    def place(self, story: Any, window: tuple[datetime, datetime]) -> list[Slot]:
+    def place(self, story: S, window: tuple[datetime, datetime]) -> list[Slot]:
         """The probe's slots for this instance (remembers their keys in :attr:`slot_keys`)."""
         out = self.slots(story, window)
         self.slot_keys = [s.key for s in out]
@@ -108,14 +112,14 @@ class Probe(ABC):
         return out
 
     @abstractmethod
-    def slots(self, story: Any, window: tuple[datetime, datetime]) -> list[Slot]:
+    def slots(self, story: S, window: tuple[datetime, datetime]) -> list[Slot]:
         """The events this probe adds, at times inside ``window``."""
 
-    def setup(self, b: TaskBuilder, story: Any) -> None:  # noqa: B027 - optional hook
+    def setup(self, b: TaskBuilder, story: S) -> None:
         """Add seeds, workspace lines and world scripts (default: nothing)."""
 
     @abstractmethod
-    def add_checks(self, b: TaskBuilder, story: Any, stage_of: dict[str, int]) -> None:
+    def add_checks(self, b: TaskBuilder, story: S, stage_of: dict[str, int]) -> None:
         """Add this probe's checks; ``stage_of[slot.key]`` is each slot's stage index."""
 
     def _pick(self, items: list[Any]) -> Any:

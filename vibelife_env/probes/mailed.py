@@ -12,26 +12,36 @@ from __future__ import annotations
 from abc import abstractmethod
 from collections.abc import Generator
 from datetime import datetime, timedelta
-from typing import Any
+from typing import Any, Protocol, TypeVar
 
 from vibelife_env.probes.base import Probe, Slot
 from vibelife_env.services.email import seed as mail_seed
 
 
-class MailedProbe(Probe):
+class Addressed(Protocol):
+    """A story with the user's mail address (where the mail is delivered)."""
+
+    @property
+    def email(self) -> str: ...
+
+
+S = TypeVar("S", bound=Addressed)
+
+
+class MailedProbe(Probe[S]):
     """See the module docstring. The story must have ``email`` (the user's address)."""
 
     review: str = "Review: anything new in the mail?"
 
     @abstractmethod
-    def mail(self, story: Any) -> tuple[str, str, str, str]:
+    def mail(self, story: S) -> tuple[str, str, str, str]:
         """``(message_id, sender, subject, body)`` of the mail that lands."""
 
     @abstractmethod
     def handle(self, agent: Any, found: dict[str, Any]) -> Generator[dict[str, Any], Any, list[str]]:
         """The reference policy's handling of the mail as listed in the inbox; returns reply fragments."""
 
-    def slots(self, story: Any, window: tuple[datetime, datetime]) -> list[Slot]:
+    def slots(self, story: S, window: tuple[datetime, datetime]) -> list[Slot]:
         self.message_id, self.sender, self.subject, self.body = self.mail(story)
         self.at = self._between(window).replace(minute=0)
         review = self.at + timedelta(hours=int(self.rng.integers(3, 9)))
@@ -53,7 +63,7 @@ class MailedProbe(Probe):
         }
         return [Slot(self.name, [lands, turn], {f"{self.name}_review": [self.step]})]
 
-    def setup(self, b: Any, story: Any) -> None:
+    def setup(self, b: Any, story: S) -> None:
         message = mail_seed.message(
             self.message_id, self.subject, self.sender, story.email, self.at, self.body, important=True
         )

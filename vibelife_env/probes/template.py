@@ -68,11 +68,11 @@ class StoryFamily(Family, Generic[S]):
         """The slots every instance has (kick-off, go-ahead, wrap-up...), laid out before the
         probes are placed (so a probe's window may depend on the skeleton's dates)."""
 
-    def probes(self, rng: np.random.Generator, story: S) -> list[Probe]:
+    def probes(self, rng: np.random.Generator, story: S) -> list[Probe[S]]:
         """The motifs drawn for this instance (default: none)."""
         return []
 
-    def window(self, probe: Probe, story: S) -> tuple[datetime, datetime]:
+    def window(self, probe: Probe[S], story: S) -> tuple[datetime, datetime]:
         """When ``probe`` may happen (needed as soon as :meth:`probes` draws one)."""
         raise NotImplementedError(f"{type(self).__name__} draws probes but gives them no window()")
 
@@ -93,7 +93,7 @@ class StoryFamily(Family, Generic[S]):
         """The instance's one-line title (default: the family's)."""
         return self.title
 
-    def constraints(self, story: S, probes: list[Probe]) -> tuple[str, ...]:
+    def constraints(self, story: S, probes: list[Probe[S]]) -> tuple[str, ...]:
         """What the instance plants (default: the probes' constraints)."""
         return tuple(c for p in probes for c in getattr(p, "constraints", ()))
 
