@@ -40,3 +40,30 @@ def test_the_command_line_fails_on_a_difference(tmp_path, capsys) -> None:
         main(["--family", "job-hunt", "--train", "0:0", "--out", str(tmp_path / "a.json"), "--compare", str(base)]) == 1
     )
     assert "1 differences" in capsys.readouterr().out
+
+
+def test_the_policies_part_moves_with_a_verdict_and_not_with_wording(monkeypatch) -> None:
+    """A check reworded (its description) moves only ``checks``; a check that judges a policy
+    differently moves ``policies`` too."""
+    from pathlib import Path
+
+    from vibelife_env.checks import kinds
+    from vibelife_env.families.loader import load_family
+    from vibelife_env.fingerprint import POLICY_PART
+    from vibelife_env.registration import register_family_dir
+
+    template = Path(__file__).resolve().parents[1] / "tasks" / "_template"
+    env_id, family = register_family_dir(template), load_family(template)
+
+    def fresh() -> dict[str, str]:
+        family._cache.clear()
+        return instance_fingerprint(env_id, "test", 0, policies=True)
+
+    before = fresh()
+    monkeypatch.setattr(kinds.Quiet, "description", property(lambda self: "Reworded: nothing due, nothing done."))
+    reworded = fresh()
+    assert {p for p in before if before[p] != reworded[p]} == {"checks"}
+    monkeypatch.setattr(kinds.PaidOnce, "holds", lambda self, ctx: True)  # the null agent now earns the payment
+    judged = fresh()
+    assert judged[POLICY_PART] != before[POLICY_PART]
+    family._cache.clear()

@@ -13,13 +13,18 @@ each instance part by part, so a difference names what moved:
   another way that makes the same rows hashes the same;
 - ``checks``: every check's id, tier, stage, weight, tags, description and prerequisites;
 - ``oracle`` (with ``--oracle``): the world after the oracle's episode and every check's
-  verdict and reason, so a check rewritten as a kind is proven to judge the same.
+  verdict and reason, so a check rewritten as a kind is proven to judge the same;
+- ``policies`` (with ``--policies``): every gated policy's score and the checks it passes
+  (the oracle, its variants, the ten adversaries, the ablations), reasons left out: a check
+  rewritten in other words (a kind, a declared prerequisite in place of an ANDed gate) that
+  judges every policy as before moves ``checks`` (its description) and nothing else.
 
 Usage::
 
     python -m vibelife_env.fingerprint --out before.json            # every family
     python -m vibelife_env.fingerprint --out after.json --compare before.json
     python -m vibelife_env.fingerprint --family city --train 0:50 --oracle --out f.json
+    python -m vibelife_env.fingerprint --policies --out after.json --compare before.json --ignore checks
 
 The default covers the four test instances of every shipped family and train seeds 0-3
 (``--train A:B`` widens it); ``--procs N`` spreads families over processes.
@@ -38,6 +43,10 @@ from typing import Any
 #: The parts hashed without ``--oracle`` and with it.
 PARTS = ("meta", "timeline", "timeline_sql", "workspace", "world", "checks")
 ORACLE_PARTS = (*PARTS, "oracle")
+#: With ``--policies``: every gated policy's verdicts (which checks pass, and the score), without
+#: the reasons' wording; a check rewritten in other words (a check kind, a prerequisite in place of
+#: an ANDed gate) that judges every policy the same keeps this part and changes only ``checks``.
+POLICY_PART = "policies"
 
 
 def _sha(value: Any) -> str:
@@ -45,7 +54,9 @@ def _sha(value: Any) -> str:
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
-def instance_fingerprint(env_id: str, split: str, index: int, oracle: bool = False) -> dict[str, str]:
+def instance_fingerprint(
+    env_id: str, split: str, index: int, oracle: bool = False, policies: bool = False
+) -> dict[str, str]:
     """The part hashes of one instance (see the module docstring)."""
     import gymnasium as gym
 
@@ -72,6 +83,8 @@ def instance_fingerprint(env_id: str, split: str, index: int, oracle: bool = Fal
         out["world"] = core.world.digest()[:16]
         if oracle:
             out["oracle"] = _oracle(env, core)
+        if policies:
+            out[POLICY_PART] = _policies(env_id, split, index, core.task)
         return out
     finally:
         env.close()
@@ -100,33 +113,53 @@ def _oracle(env: Any, core: Any) -> str:
     return _sha([core.world.digest(), result.score, result.checks, result.mutation_errors, result.check_errors])
 
 
-def _family_fingerprints(job: tuple[str, list[tuple[str, int]], bool]) -> dict[str, dict[str, str]]:
-    env_id, keys, oracle = job
+def _policies(env_id: str, split: str, index: int, task: Any) -> str:
+    """Per gated policy (the validation's list, the generated tool paths left out): its score and
+    the ids of the checks it passes."""
+    import gymnasium as gym
+
+    from vibelife_env.rollout import run_episode
+    from vibelife_env.validation import policies
+
+    verdicts = {}
+    for name, _role, _gate, make, strict in policies(task):
+        env = gym.make(env_id, split=split, instance=index, strict_mutations=strict, explain_failures=False)
+        try:
+            result = run_episode(env, make(), seed=0, record=False)
+        finally:
+            env.close()
+        verdicts[name] = [round(result.score, 6), sorted(c["id"] for c in result.checks if c["passed"])]
+    return _sha(verdicts)
+
+
+def _family_fingerprints(job: tuple[str, list[tuple[str, int]], bool, bool]) -> dict[str, dict[str, str]]:
+    env_id, keys, oracle, policies = job
     out = {}
     for split, index in keys:
         try:
-            out[f"{split}-{index}"] = instance_fingerprint(env_id, split, index, oracle)
+            out[f"{split}-{index}"] = instance_fingerprint(env_id, split, index, oracle, policies)
         except Exception as exc:
             out[f"{split}-{index}"] = {"error": f"{type(exc).__name__}: {exc}"}
     return out
 
 
 def fingerprints(
-    env_ids: Iterable[str], train: range = range(4), oracle: bool = False, procs: int = 1
+    env_ids: Iterable[str], train: range = range(4), oracle: bool = False, procs: int = 1, policies: bool = False
 ) -> dict[str, dict[str, dict[str, str]]]:
     """``{env id: {"test-0": {part: hash}, ...}}`` over the test instances and ``train`` seeds."""
     keys = [("test", k) for k in range(4)] + [("train", k) for k in train]
-    jobs = [(e, keys, oracle) for e in env_ids]
+    jobs = [(e, keys, oracle, policies) for e in env_ids]
     if procs > 1:
         with ProcessPoolExecutor(procs) as pool:
             results = list(pool.map(_family_fingerprints, jobs))
     else:
         results = [_family_fingerprints(j) for j in jobs]
-    return {e: r for (e, _, _), r in zip(jobs, results, strict=True)}
+    return {e: r for (e, _, _, _), r in zip(jobs, results, strict=True)}
 
 
-def compare(before: dict[str, Any], after: dict[str, Any]) -> list[str]:
-    """One line per instance part that differs, is missing or appeared."""
+def compare(before: dict[str, Any], after: dict[str, Any], ignore: Iterable[str] = ()) -> list[str]:
+    """One line per instance part that differs, is missing or appeared (``ignore``: parts left out)."""
+    skip = set(ignore)
     lines = []
     for env_id in sorted(set(before) | set(after)):
         b, a = before.get(env_id, {}), after.get(env_id, {})
@@ -134,7 +167,7 @@ def compare(before: dict[str, Any], after: dict[str, Any]) -> list[str]:
             if key not in a or key not in b:
                 lines.append(f"{env_id} {key}: only {'before' if key in b else 'after'}")
                 continue
-            for part in sorted(set(b[key]) | set(a[key])):
+            for part in sorted((set(b[key]) | set(a[key])) - skip):
                 if b[key].get(part) != a[key].get(part):
                     lines.append(f"{env_id} {key} {part}: {b[key].get(part)} -> {a[key].get(part)}")
     return lines
@@ -153,13 +186,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--family", action="append", default=[], help="only env ids containing this (repeatable)")
     parser.add_argument("--train", default="0:4", help="train seeds A:B (default 0:4)")
     parser.add_argument("--oracle", action="store_true", help="also hash the oracle's episode and verdicts")
+    parser.add_argument(
+        "--policies", action="store_true", help="also hash every gated policy's verdicts (slow: ~20 episodes each)"
+    )
+    parser.add_argument("--ignore", action="append", default=[], help="with --compare: leave this part out")
     parser.add_argument("--procs", type=int, default=1)
     args = parser.parse_args(argv)
 
     from vibelife_env.suite import builtin_families
 
     env_ids = [e for e in builtin_families() if not args.family or any(f in e for f in args.family)]
-    prints = fingerprints(env_ids, _span(args.train), args.oracle, args.procs)
+    prints = fingerprints(env_ids, _span(args.train), args.oracle, args.procs, args.policies)
     with open(args.out, "w", encoding="utf-8") as fh:
         json.dump(prints, fh, indent=1, sort_keys=True)
     count = sum(len(v) for v in prints.values())
@@ -171,7 +208,7 @@ def main(argv: list[str] | None = None) -> int:
         with open(args.compare, encoding="utf-8") as fh:
             before = json.load(fh)
         before = {e: v for e, v in before.items() if e in prints}
-        diffs = compare(before, prints)
+        diffs = compare(before, prints, args.ignore)
         print(f"{len(diffs)} differences against {args.compare}")
         for line in diffs[:200]:
             print(" ", line)
