@@ -12,12 +12,17 @@ import pytest
 import vibelife_env
 from vibelife_env.cli import main as cli_main
 from vibelife_env.families.loader import load_family
+from vibelife_env.registration import shipped_family_dir
 from vibelife_env.suite import get_suite
 
 
 def test_the_suite_is_every_shipped_family_with_four_test_instances():
     suite = get_suite("vibelife-200")
-    shipped = [i for i in vibelife_env.registered_ids() if "family_dir" in gym.spec(i).kwargs]
+    shipped = [
+        i
+        for i in vibelife_env.registered_ids()
+        if "family_dir" in gym.spec(i).kwargs and shipped_family_dir(gym.spec(i).kwargs["family_dir"])
+    ]
     assert sorted(suite.families) == sorted(shipped) and len(shipped) >= 10
     assert suite.instances[:4] == [(suite.families[0], k) for k in range(4)]
     assert len(suite.instances) == 4 * len(suite.families)

@@ -7,6 +7,7 @@ suite, and be reachable through ``vibelife validate --family tasks/_template``.
 from __future__ import annotations
 
 from dataclasses import replace
+from datetime import timedelta
 from pathlib import Path
 
 import gymnasium as gym
@@ -36,23 +37,74 @@ def test_the_template_is_not_a_shipped_family() -> None:
     assert not any("template" in i for i in vibelife_env.registered_ids() if i != "VibeLife-template-errand-v0")
 
 
+@pytest.mark.parametrize("level", ["guided", "paper"])
 @pytest.mark.parametrize("split,index", [("test", 0), ("test", 1), ("test", 2), ("test", 3), ("train", 7)])
-def test_every_gate_passes(env_id: str, split: str, index: int) -> None:
-    result = validate_env(env_id, env_kwargs={"split": split, "instance": index})
+def test_every_gate_passes_at_both_levels(env_id: str, split: str, index: int, level: str) -> None:
+    result = validate_env(env_id, env_kwargs={"split": split, "instance": index, "level": level})
     assert result.ok, result.problems
     assert result.scores["oracle"] == 100.0
+
+
+def test_the_paper_level_renders_the_same_story_harder(env_id: str) -> None:
+    """Same seed, same story and timeline; the scam rule moves into the company's mail, the
+    workspace keeps a general instruction, the inbox is lived in."""
+    family = load_family(TEMPLATE)
+    assert family.default_level == "paper"
+    for index in range(4):
+        guided, paper = family.instance("test", index, "guided"), family.instance("test", index, "paper")
+        assert [e.id for s in guided.stages for e in s.events] == [e.id for s in paper.stages for e in s.events]
+        assert [c.id for c in guided.suite] == [c.id for c in paper.suite]
+        assert paper.meta.name == guided.meta.name + "-paper"
+        world = [r for c in paper.suite for r in c.rules if not r.stated]
+        assert all(r.source.startswith("email:") for r in world)
+        assert not any(r.text in paper.workspace_files["AGENTS.md"] for r in world)
+        assert "acc_main" not in paper.workspace_files["USER.md"]  # no backend id a person would not know
+    env = gym.make(env_id, instance=0)
+    env.reset(seed=0)
+    assert env.unwrapped.level == "paper"
+    assert env.unwrapped.world.services["email"].query("SELECT COUNT(*) AS n FROM messages")[0]["n"] >= 40
+    env.close()
+
+
+def test_a_rule_in_the_world_that_the_oracle_never_reads_fails_discoverability(monkeypatch) -> None:
+    import sys
+
+    from vibelife_env.validation import discoverability_problems
+
+    family = load_family(TEMPLATE)
+    oracle = sys.modules[type(family).__module__].oracle
+
+    def kickoff_unread(agent, text):  # type: ignore[no-untyped-def]
+        s = agent.story
+        yield agent.call("email__search_emails", query=s.invoice)  # the list shows no body: the policy is unread
+        end = (s.visit + timedelta(hours=1)).isoformat()
+        made = yield agent.call(
+            "calendar__create_event", summary=f"{s.company} visit", start=s.visit.isoformat(), end=end
+        )
+        agent.memory["event"] = made["event_id"]
+        return []
+
+    eid = register_family_dir(TEMPLATE)
+    assert discoverability_problems(eid, 0, {"instance": 0, "level": "paper"}) == []
+    monkeypatch.setattr(oracle, "kickoff", kickoff_unread)
+    family._cache.clear()
+    try:
+        problems = discoverability_problems(eid, 0, {"instance": 0, "level": "paper"})
+    finally:
+        family._cache.clear()
+    assert problems and all("scam" in p and "returned by no tool call" in p for p in problems), problems
 
 
 def test_every_rule_a_check_enforces_is_stated_where_it_lives() -> None:
     family = load_family(TEMPLATE)
     for index in range(4):
-        task = family.instance("test", index)
+        task = family.instance("test", index, "guided")
         prompt = default_system_prompt(task)
-        ruled = [c for c in task.suite if c.rule is not None]
-        assert len(ruled) == len(task.suite), "every template check is made from a kind with its rule"
-        for check in ruled:
-            assert check.rule.stated_in(task.workspace_files, prompt), (check.id, check.rule)
-        assert any(c.rule.source == PROMPT for c in ruled)  # the quiet rule, stated by the system prompt
+        assert all(c.rules for c in task.suite), "every template check is made from a kind with its rule"
+        for check in task.suite:
+            for rule in check.rules:
+                assert rule.stated_in(task.workspace_files, prompt), (check.id, rule)
+        assert any(r.source == PROMPT for c in task.suite for r in c.rules)  # the quiet rule, in the system prompt
 
 
 def test_an_instance_that_does_not_state_a_rule_is_refused(tmp_path: Path) -> None:
@@ -66,11 +118,11 @@ def test_an_instance_that_does_not_state_a_rule_is_refused(tmp_path: Path) -> No
             return files
 
     with pytest.raises(TaskLoadError, match="rule 'pay' is not stated"):
-        Forgetful(TEMPLATE).instance("test", 0)
+        Forgetful(TEMPLATE).instance("test", 0, "guided")
 
 
 def test_failed_checks_say_why_in_the_kinds_words(env_id: str) -> None:
-    env = gym.make(env_id, instance=1)
+    env = gym.make(env_id, instance=1, level="guided")
     null = {c["id"]: c for c in run_episode(env, make_agent("null", env.unwrapped.task), seed=0).checks}
     assert null["s02_invoice_paid_once"]["reason"].endswith("not one")
     assert "is in INBOX, not in Spam" in null["s04_scam_quarantined"]["reason"]
@@ -99,6 +151,6 @@ def test_a_rule_with_two_texts_under_one_key_is_an_error() -> None:
         render([a, replace(a, text="Say less.")])
     checks = CheckSet()
     made = Quiet(stage=3, weight=1, label="q", rule=a).add(checks)
-    assert (made.id, made.rule, checks.rules) == ("s03_q", a, {"k": a})
+    assert (made.id, made.rules, checks.rules) == ("s03_q", (a,), {"k": a})
     with pytest.raises(ValueError, match="another text"):
         Quiet(stage=4, weight=1, label="q2", rule=replace(a, text="Other.")).add(checks)

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from vibelife_env.env import VibeLifeEnv
-from vibelife_env.families.base import SPLITS, Split
+from vibelife_env.families.base import SPLITS, Level, Split
 from vibelife_env.families.loader import instance_for_seed, load_family
 
 #: The observation's ``stage`` space bound for family instances (they vary in length).
@@ -26,6 +26,7 @@ class FamilyEnv(VibeLifeEnv):
         family_dir: The family's folder (``tasks/<domain>/<family>``).
         split: ``"test"`` (four frozen instances) or ``"train"`` (one per seed).
         instance: Pin this test instance (0-3) or train seed.
+        level: ``"guided"`` or ``"paper"`` (default: the family's, the paper level where it renders one).
         **kwargs: :class:`VibeLifeEnv` options (budgets, ``strict_mutations``, ...).
 
     Raises:
@@ -33,15 +34,22 @@ class FamilyEnv(VibeLifeEnv):
     """
 
     def __init__(
-        self, family_dir: str | Path, split: Split = "test", instance: int | None = None, **kwargs: Any
+        self,
+        family_dir: str | Path,
+        split: Split = "test",
+        instance: int | None = None,
+        level: Level | None = None,
+        **kwargs: Any,
     ) -> None:
         if split not in SPLITS:
             raise ValueError(f"split must be one of {SPLITS}, got {split!r}")
         self.family = load_family(family_dir)
         self.split: Split = split
+        self.level: Level = level or self.family.default_level
         self.pinned = instance
         self.index = instance if instance is not None else 0
-        super().__init__(task=self.family.instance(split, self.index), max_stages=MAX_FAMILY_STAGES, **kwargs)
+        task = self.family.instance(split, self.index, self.level)
+        super().__init__(task=task, max_stages=MAX_FAMILY_STAGES, **kwargs)
 
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[dict, dict]:
         """Pick the instance for ``seed`` (see the module docstring), then start it.
@@ -57,10 +65,10 @@ class FamilyEnv(VibeLifeEnv):
                     index = int(self.np_random.integers(0, 2**31 - 1))
                 else:
                     index = instance_for_seed(self.split, seed or 0)
-            task = self.family.instance(self.split, int(index))
+            task = self.family.instance(self.split, int(index), self.level)
             self.index = int(index)
             if task is not self.task:
                 self.use_task(task)
         obs, info = super().reset(seed=seed, options=options)
-        info["instance"] = {"family": self.family.id, "split": self.split, "index": self.index}
+        info["instance"] = {"family": self.family.id, "split": self.split, "index": self.index, "level": self.level}
         return obs, info

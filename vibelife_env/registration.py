@@ -94,14 +94,21 @@ FAMILY_ENTRY_POINT = "vibelife_env.family_env:FamilyEnv"
 
 
 def find_families(root: str | Path) -> list[Path]:
-    """Every directory under ``root`` that holds a scenario family (``family.py``); folders whose
-    name starts with ``_`` (the authoring template ``tasks/_template``) are not shipped families."""
+    """Every directory under ``root`` that holds a shipped scenario family (``family.py``; see
+    :func:`shipped_family_dir`)."""
     base = Path(root)
-    return sorted(
-        p.parent
-        for p in base.rglob("family.py")
-        if "__pycache__" not in p.parts and not any(part.startswith("_") for part in p.relative_to(base).parts)
-    )
+    return sorted(p.parent for p in base.rglob("family.py") if shipped_family_dir(p.parent, base))
+
+
+def shipped_family_dir(folder: str | Path, root: str | Path | None = None) -> bool:
+    """Whether a family folder under ``root`` (default: the package's tasks) is a shipped family:
+    not a cache, and no folder on its way named ``_*`` (the authoring template ``tasks/_template``)."""
+    base = Path(root) if root is not None else builtin_tasks_dir()
+    try:
+        parts = Path(folder).resolve().relative_to(base.resolve()).parts
+    except ValueError:
+        return False
+    return "__pycache__" not in parts and not any(part.startswith("_") for part in parts)
 
 
 def register_family_dir(folder: str | Path, prefix: str = "VibeLife") -> str:

@@ -16,7 +16,7 @@ import gymnasium as gym
 
 from vibelife_env.families import TEST_INSTANCES
 from vibelife_env.families.loader import load_family
-from vibelife_env.registration import builtin_tasks_dir
+from vibelife_env.registration import shipped_family_dir
 
 
 @dataclass(frozen=True)
@@ -59,11 +59,10 @@ SUITES = {"vibelife-200": 50}
 
 def builtin_families() -> list[str]:
     """Env ids of the scenario families shipped with the package (registered on import)."""
-    root = str(builtin_tasks_dir().resolve())
     found = []
     for env_id, spec in gym.registry.items():
         family_dir = spec.kwargs.get("family_dir") if isinstance(spec.kwargs, dict) else None
-        if family_dir is not None and str(load_family(family_dir).root).startswith(root):
+        if family_dir is not None and shipped_family_dir(family_dir):
             found.append(env_id)
     return sorted(found, key=lambda e: (load_family(gym.spec(e).kwargs["family_dir"]).domain, e))
 

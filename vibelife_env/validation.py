@@ -20,7 +20,12 @@ valid path, and for nothing else. :func:`validate_env` runs, on one env id:
   :data:`~vibelife_env.checks.scoring.UNEXPLAINED`);
 - **blast radius** (scenario-family instances): the oracle played without each probe's
   handling loses at most :data:`~vibelife_env.blast.BLAST_MAX` points of other stage-tier
-  checks (:mod:`vibelife_env.blast`): a check fails only for its own reason.
+  checks (:mod:`vibelife_env.blast`): a check fails only for its own reason;
+- **discoverability**: every check made from a check kind whose rule lives in the world (the
+  paper level: a merchant's own mail, a policy page) has that rule's text returned by a tool
+  call the oracle makes no later than the stage the check decides at
+  (:func:`discoverability_problems`); a rule stated in the workspace is checked when the
+  instance is built.
 
 A task without variants fails: without them nothing shows the checks accept more than the
 oracle's own path.
@@ -28,7 +33,7 @@ oracle's own path.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from functools import partial
 from typing import Any, Literal
@@ -169,7 +174,9 @@ def validate_env(
         blast: Run the blast-radius gate on a task with probe footprints (a family instance).
     """
     kwargs = dict(env_kwargs or {})
-    out = Validation(env_id + (f"[{kwargs.get('split', 'test')}:{kwargs['instance']}]" if "instance" in kwargs else ""))
+    where = f"{kwargs.get('split', 'test')}:{kwargs['instance']}" if "instance" in kwargs else ""
+    where += f":{kwargs['level']}" if where and "level" in kwargs else ""
+    out = Validation(env_id + (f"[{where}]" if where else ""))
     task = base_env(gym.make(env_id, **kwargs)).task
     if not task.has_oracle:
         out.problems.append("no oracle (oracle.py)")
@@ -221,7 +228,50 @@ def validate_env(
     if blast and task.footprints and abs(oracle_score - ORACLE_SCORE) <= 1e-9:
         out.blasts = blast_radius(env_id, seed, kwargs)
         out.problems.extend(blast_problems(out.blasts))
+    if only is None or "discoverability" in only:
+        out.problems.extend(discoverability_problems(env_id, seed, kwargs))
     return out
+
+
+def _strings(value: Any) -> Iterator[str]:
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, dict):
+        for v in value.values():
+            yield from _strings(v)
+    elif isinstance(value, list | tuple):
+        for v in value:
+            yield from _strings(v)
+
+
+def discoverability_problems(env_id: str, seed: int = 0, env_kwargs: dict[str, Any] | None = None) -> list[str]:
+    """One problem per check whose rule lives in the world but that no tool call of the oracle
+    returns by the stage the check decides at (a stage check: its stage; the end tiers: any)."""
+    env = gym.make(env_id, **(env_kwargs or {}))
+    try:
+        core = base_env(env)
+        task = core.task
+        ruled = [(c, r) for c in task.suite or () for r in c.rules if not r.stated]
+        if not ruled:
+            return []
+        run_episode(env, load_oracle(task), seed=seed, record=False)
+        traces = core.episode.record.traces
+        seen: dict[int, list[str]] = {
+            stage: [t for call in calls if call.get("ok") for t in _strings(call.get("result"))]
+            for stage, calls in traces.items()
+        }
+        problems = []
+        for check, rule in ruled:
+            last = check.stage if check.tier == "stage" else max(seen, default=0)
+            found = any(rule.text in t for stage, texts in seen.items() if stage <= (last or 0) for t in texts)
+            if not found:
+                problems.append(
+                    f"{check.id}: its rule «{rule.text[:80]}» ({rule.source}) is returned by no tool call of the "
+                    f"oracle by stage {last}: an agent could not find it"
+                )
+        return problems
+    finally:
+        env.close()
 
 
 def blast_problems(blasts: list[ProbeBlast]) -> list[str]:
@@ -246,8 +296,10 @@ def unexplained(checks: list[dict[str, Any]]) -> list[str]:
     ]
 
 
-def family_instances(env_id: str, split: str, seeds: range) -> list[dict[str, Any]]:
-    """``gym.make`` kwargs that pin each instance of a family env: test 0-3 or train seeds."""
+def family_instances(env_id: str, split: str, seeds: range, level: str | None = None) -> list[dict[str, Any]]:
+    """``gym.make`` kwargs that pin each instance of a family env: test 0-3 or train seeds, at
+    ``level`` (default: the family's own)."""
     if "family_dir" not in gym.spec(env_id).kwargs:
         raise ValueError(f"{env_id} is not a scenario family")
-    return [{"split": split, "instance": i} for i in seeds]
+    extra = {"level": level} if level is not None else {}
+    return [{"split": split, "instance": i, **extra} for i in seeds]

@@ -8,7 +8,9 @@ from typing import Any
 
 def kickoff(agent: Any, text: str):
     s, end = agent.story, (agent.story.visit + timedelta(hours=1)).isoformat()
-    yield agent.call("email__search_emails", query=s.invoice)
+    found = yield agent.call("email__search_emails", query=s.invoice)
+    for m in found.get("emails", [])[:1]:  # read it: the company's terms are in the body
+        yield agent.call("email__read_email", email_id=m["email_id"])
     made = yield agent.call("calendar__create_event", summary=f"{s.company} visit", start=s.visit.isoformat(), end=end)
     agent.memory["event"] = made["event_id"]
     yield from agent.note(f"Invoice {s.invoice}", [f"{s.company}: {s.invoice}, {s.amount / 100:.2f} CNY, unpaid."])

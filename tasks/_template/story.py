@@ -23,6 +23,7 @@ class ErrandStory:
     start: datetime  # the kick-off message
     visit: datetime
     new_visit: datetime | None = None  # set when probes.Reschedule is placed (within a day of the visit)
+    level: str = "guided"  # "paper": the company's own mail carries its payment policy, the inbox is lived in
 
     def __post_init__(self) -> None:
         self.email = f"{self.name.lower().replace(' ', '.')}@mail.example"

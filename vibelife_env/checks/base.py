@@ -59,8 +59,8 @@ class Check:
         description: What the check requires, in one or two sentences (default: the
             first paragraph of ``fn``'s docstring, else words made from the id).
         requires: The prerequisites it declares by name (see the module docstring).
-        rule: The rule it enforces and where that is stated, for a check made from a check
-            kind (:mod:`vibelife_env.checks.kinds`); ``None`` for a hand-written check.
+        rules: The rules it enforces and where each is stated or found, for a check made from a
+            check kind (:mod:`vibelife_env.checks.kinds`); empty for a hand-written check.
     """
 
     id: str
@@ -71,7 +71,7 @@ class Check:
     tags: frozenset[str] = frozenset()
     description: str = ""
     requires: tuple[str, ...] = ()
-    rule: Any = None
+    rules: tuple[Any, ...] = ()
 
     def __post_init__(self) -> None:
         if not self.description:
@@ -202,7 +202,7 @@ class CheckSet:
         cid: str | None,
         requires: Iterable[str] = (),
         description: str = "",
-        rule: Any = None,
+        rules: tuple[Any, ...] = (),
     ) -> Callable:
         needs = tuple(requires)
         unknown = [n for n in needs if n not in self.prerequisites]
@@ -223,7 +223,7 @@ class CheckSet:
                     frozenset(tags),
                     description or describe(fn, cid or fn.__name__),
                     needs,
-                    rule,
+                    rules,
                 )
             )
             return fn
@@ -231,17 +231,16 @@ class CheckSet:
         return deco
 
     def add_kind(self, kind: Any) -> Check:
-        """Register the check a :class:`~vibelife_env.checks.kinds.Kind` makes, and its rule.
+        """Register the check a :class:`~vibelife_env.checks.kinds.Kind` makes, and its rules.
 
         Raises:
-            ValueError: the kind's rule key is already registered with another text.
+            ValueError: one of the kind's rule keys is already registered with another text or source.
         """
-        rule = kind.rule
-        if rule is not None:
+        for rule in kind.rules:
             known = self.rules.setdefault(rule.key, rule)
             if known != rule:
                 raise ValueError(f"check {kind.id}: rule {rule.key!r} is registered with another text or source")
-        self._add(kind.tier, kind.stage, kind.weight, kind.tags, kind.id, kind.requires, kind.description, rule)(
+        self._add(kind.tier, kind.stage, kind.weight, kind.tags, kind.id, kind.requires, kind.description, kind.rules)(
             kind.holds
         )
         return self.checks[-1]

@@ -47,15 +47,24 @@ class Rule:
     Attributes:
         key: A short name, unique within an instance (``scam``, ``pay_after_go``).
         text: The sentence, exactly as rendered where it lives.
-        source: Where it lives: a workspace file (``AGENTS.md``) or :data:`PROMPT`.
+        source: Where it lives. *Stated*: a workspace file (``AGENTS.md``) or :data:`PROMPT`
+            (the system prompt). *World*: ``<service>:<where>`` (``email:<visit@co.example>``, a
+            mail whose body carries the sentence; ``legal_search:<statute>``...): the agent finds
+            it by looking, and the discoverability gate proves a tool call returns it before the
+            check decides.
     """
 
     key: str
     text: str
     source: str = "AGENTS.md"
 
+    @property
+    def stated(self) -> bool:
+        """True for a rule stated to the agent (workspace or prompt), False for one in the world."""
+        return self.source == PROMPT or ":" not in self.source
+
     def stated_in(self, files: dict[str, str], prompt: str = "") -> bool:
-        """Whether the rule's text is where it says it lives."""
+        """Whether a stated rule's text is where it says it lives."""
         where = prompt if self.source == PROMPT else files.get(self.source, "")
         return self.text in where
 
@@ -91,6 +100,8 @@ class Kind(ABC):
         tags: Capability axes.
         requires: Prerequisites by name (registered on the check set by the family).
         rule: The rule it enforces (``None``: it enforces only the turn's own request).
+        more: Further rules it enforces (a scam is told by the merchant's own payment policy, in
+            the world, and handled by the user's standing instruction, in the workspace).
     """
 
     weight: float
@@ -100,6 +111,7 @@ class Kind(ABC):
     tags: tuple[str, ...] = ()
     requires: tuple[str, ...] = ()
     rule: Rule | None = None
+    more: tuple[Rule, ...] = ()
 
     PREFIX: ClassVar[dict[str, str]] = {"cross_stage": "x", "final": "f", "tool_quality": "t"}
 
@@ -109,6 +121,11 @@ class Kind(ABC):
         if self.tier == "stage":
             return f"s{self.stage:02d}_{self.label}"
         return f"{self.PREFIX[self.tier]}_{self.label}"
+
+    @property
+    def rules(self) -> tuple[Rule, ...]:
+        """Every rule the check enforces."""
+        return ((self.rule,) if self.rule is not None else ()) + self.more
 
     @property
     @abstractmethod

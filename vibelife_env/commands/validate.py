@@ -35,6 +35,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--suite", default=None, help="a benchmark suite (vibelife-200): every test instance")
     p.add_argument("--split", choices=("test", "train"), default="test", help="with --family: which split")
     p.add_argument("--seeds", default="0:4", help="with --family: instances A:B (test 0-3, or train seeds)")
+    p.add_argument(
+        "--level", choices=("guided", "paper"), default=None, help="with --family: the level (default: the family's)"
+    )
     p.add_argument("--only", nargs="*", default=None, help="run only these policies (the oracle always runs)")
     p.add_argument("--json", type=Path, default=None, help="also write every run to this JSON file")
     p.add_argument("--quiet", action="store_true", help="print only the summary line per task")
@@ -67,7 +70,7 @@ def _runs(args: argparse.Namespace) -> list[tuple[str, dict]]:
         except ValueError:
             raise CLIError(f"--seeds must look like A:B, got {args.seeds!r}") from None
         try:
-            return [(args.family, kw) for kw in family_instances(args.family, args.split, range(a, b))]
+            return [(args.family, kw) for kw in family_instances(args.family, args.split, range(a, b), args.level)]
         except ValueError as exc:
             raise CLIError(str(exc)) from None
     if getattr(args, "suite", None):

@@ -1,11 +1,13 @@
 """Scenario families: procedural task instances with train/test splits (see :mod:`.base`)."""
 
 from vibelife_env.families.base import (
+    LEVELS,
     SPLITS,
     TEST_INSTANCES,
     Family,
     InstanceKey,
     InstanceProfile,
+    Level,
     Split,
     diversity,
     stable_seed,
@@ -13,11 +15,13 @@ from vibelife_env.families.base import (
 from vibelife_env.families.builder import TaskBuilder
 
 __all__ = [
+    "LEVELS",
     "SPLITS",
     "TEST_INSTANCES",
     "Family",
     "InstanceKey",
     "InstanceProfile",
+    "Level",
     "Split",
     "TaskBuilder",
     "diversity",

@@ -16,6 +16,13 @@ Splits (Procgen-style, as constructor arguments of the env):
 Each domain marks two of its families ``heldout``: train on the others, test generalization
 to unseen scenarios on those (see the README's protocol).
 
+Levels (``gym.make(..., level="guided" | "paper")``): ``guided`` is an instance whose rules are
+stated in the workspace; ``paper`` renders the same story (the same seed draws it) the way the
+VibeLifeBench paper sets its tasks: domain rules live in the world (a merchant's own mail, a
+policy page, a statute), the workspace keeps what a person tells an assistant, the mailbox is
+lived in. A family lists the levels it renders (:attr:`Family.levels`); its default is the
+paper level where it has one.
+
 Generation is pure and deterministic (the same key gives the same bytes: no wall clock, no
 global random state, one ``numpy`` generator seeded from a SHA-256 of the family and key),
 builds in memory (no files written) and is cached per family and key.
@@ -38,17 +45,28 @@ if TYPE_CHECKING:
 Split = Literal["test", "train"]
 SPLITS: tuple[Split, ...] = ("test", "train")
 TEST_INSTANCES = 4
+Level = Literal["guided", "paper"]
+LEVELS: tuple[Level, ...] = ("guided", "paper")
 
 
 @dataclass(frozen=True)
 class InstanceKey:
-    """Which instance: a split and an index (a test instance 0-3, or a train seed)."""
+    """Which instance: a split and an index (a test instance 0-3, or a train seed), at a level.
+
+    ``str(key)`` (``test-0``) names the story and seeds its generator, the same at every level.
+    """
 
     split: Split
     index: int
+    level: Level = "guided"
 
     def __str__(self) -> str:
         return f"{self.split}-{self.index}"
+
+    @property
+    def label(self) -> str:
+        """``test-0`` at the guided level, ``test-0-paper`` at the paper level (task names)."""
+        return str(self) if self.level == "guided" else f"{self}-{self.level}"
 
 
 def stable_seed(*parts: str) -> int:
@@ -90,6 +108,8 @@ class Family(ABC):
     name: ClassVar[str] = ""
     title: ClassVar[str] = ""
     heldout: ClassVar[bool] = False
+    #: The levels this family renders (see the module docstring).
+    levels: ClassVar[tuple[Level, ...]] = ("guided",)
     #: Instances kept per family (the four test ones and recent train ones).
     cache_size: ClassVar[int] = 64
 
@@ -103,19 +123,31 @@ class Family(ABC):
         """``<domain>/<name>``."""
         return f"{self.domain}/{self.name}"
 
-    def instance(self, split: Split, index: int) -> Task:
-        """The task instance ``split``/``index`` (built once, then cached).
+    @property
+    def default_level(self) -> Level:
+        """The paper level where the family renders one, else the guided level."""
+        return "paper" if "paper" in self.levels else "guided"
+
+    def instance(self, split: Split, index: int, level: Level | None = None) -> Task:
+        """The task instance ``split``/``index`` at ``level`` (default :attr:`default_level`),
+        built once, then cached.
 
         Raises:
-            ValueError: an unknown split, or a test index outside 0-3, or a negative train seed.
+            ValueError: an unknown split or level, a level this family does not render, a test
+                index outside 0-3, or a negative train seed.
         """
+        level = level or self.default_level
+        if level not in LEVELS:
+            raise ValueError(f"level must be one of {LEVELS}, got {level!r}")
+        if level not in self.levels:
+            raise ValueError(f"family {self.id} renders the levels {self.levels}, not {level!r}")
         if split not in SPLITS:
             raise ValueError(f"split must be one of {SPLITS}, got {split!r}")
         if split == "test" and not 0 <= index < TEST_INSTANCES:
             raise ValueError(f"test instances are 0-{TEST_INSTANCES - 1}, got {index}")
         if split == "train" and index < 0:
             raise ValueError(f"train seeds are >= 0, got {index}")
-        key = InstanceKey(split, int(index))
+        key = InstanceKey(split, int(index), level)
         if key in self._cache:
             self._cache.move_to_end(key)
             return self._cache[key]
@@ -127,11 +159,11 @@ class Family(ABC):
             self._cache.popitem(last=False)
         return task
 
-    def profile(self, split: Split, index: int) -> InstanceProfile:
+    def profile(self, split: Split, index: int, level: Level | None = None) -> InstanceProfile:
         """The structure of an instance (its probes, constraints, persona...)."""
-        key = InstanceKey(split, int(index))
+        key = InstanceKey(split, int(index), level or self.default_level)
         if key not in self._profiles:
-            self.instance(split, index)
+            self.instance(split, index, key.level)
         return self._profiles[key]
 
     @abstractmethod

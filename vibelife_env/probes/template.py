@@ -17,8 +17,11 @@ and class attributes::
         def workspace(self, story, rules): ...         # files, rendering the kinds' rules
 
 The rules of every check made from a kind (the family's and the probes') are handed to
-:meth:`workspace`; an instance whose files do not state one of them where the rule says it
-lives is refused (``TaskLoadError``), so a rule can never be enforced without being stated.
+:meth:`workspace`; an instance whose files do not state a workspace rule where the rule says it
+lives is refused (``TaskLoadError``), so a rule can never be enforced without being stated. A
+rule that lives in the world (the paper level: a merchant's own mail) is proven found by the
+discoverability gate of ``vibelife validate`` instead. A family that renders the paper level
+lists it in ``levels``; its hooks read :attr:`StoryFamily.level`.
 ``tasks/_template/`` is a complete family on this base; docs/authoring.md walks through it.
 """
 
@@ -33,7 +36,7 @@ import numpy as np
 
 from vibelife_env.checks.kinds import PROMPT, Kind, Rule
 from vibelife_env.errors import TaskLoadError
-from vibelife_env.families import Family, InstanceKey, InstanceProfile, TaskBuilder
+from vibelife_env.families import Family, InstanceKey, InstanceProfile, Level, TaskBuilder
 from vibelife_env.probes.agent import PlanAgent, oracle_family
 from vibelife_env.probes.base import Probe, Slot, add_stages, shared_slots, stage_groups, stage_index
 from vibelife_env.task.loader import Task
@@ -57,6 +60,12 @@ class StoryFamily(Family, Generic[S]):
     max_tool_calls_per_turn: ClassVar[int] = 30
     max_tool_calls_per_episode: ClassVar[int] = 600
     agent: ClassVar[type[PlanAgent]] = PlanAgent
+    _level: Level = "guided"
+
+    @property
+    def level(self) -> Level:
+        """The level of the instance being built (``guided`` or ``paper``): hooks render by it."""
+        return self._level
 
     # ------------------------------------------------------------------ hooks
     @abstractmethod
@@ -100,9 +109,10 @@ class StoryFamily(Family, Generic[S]):
     # --------------------------------------------------------------- pipeline
     def build(self, rng: np.random.Generator, key: InstanceKey) -> tuple[Task, InstanceProfile]:
         """Story, probes, slots, seeds, timeline, checks, workspace, oracle, profile."""
+        self._level = key.level
         story = self.story(rng)
         user = str(getattr(story, "name", ""))
-        b = TaskBuilder(self.root, f"{self.name}-{key}", self.domain, self.title_of(story), self.timezone, user)
+        b = TaskBuilder(self.root, f"{self.name}-{key.label}", self.domain, self.title_of(story), self.timezone, user)
         b.use(*self.services)
         probes = self.probes(rng, story)
         skeleton = self.skeleton(rng, story)  # before the probes are placed, as the shipped families draw
@@ -121,7 +131,7 @@ class StoryFamily(Family, Generic[S]):
         rules = list(b.checks.rules.values())
         files = self.workspace(story, rules)
         for rule in rules:
-            if rule.source != PROMPT and not rule.stated_in(files):
+            if rule.stated and rule.source != PROMPT and not rule.stated_in(files):  # the prompt renders its own
                 raise TaskLoadError(
                     self.root, f"workspace/{rule.source}", f"rule {rule.key!r} is not stated: {rule.text!r}"
                 )
