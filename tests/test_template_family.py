@@ -154,3 +154,30 @@ def test_a_rule_with_two_texts_under_one_key_is_an_error() -> None:
     assert (made.id, made.rules, checks.rules) == ("s03_q", (a,), {"k": a})
     with pytest.raises(ValueError, match="another text"):
         Quiet(stage=4, weight=1, label="q2", rule=replace(a, text="Other.")).add(checks)
+
+
+def test_explicitness_counts_where_the_rules_live() -> None:
+    from vibelife_env.stats import backend_hints, explicitness
+
+    assert backend_hints("Pay from `account_id` acc_main via banking__pay_payee; call me at 5 pm.") == [
+        "`account_id`",
+        "acc_main",
+        "banking__pay_payee",
+    ]
+    family = load_family(TEMPLATE)
+    guided, paper = (
+        explicitness(family.instance("test", 0, "guided")),
+        explicitness(family.instance("test", 0, "paper")),
+    )
+    assert (guided["rules_world"], paper["rules_world"]) == (0, 1)  # the scam rule moved into the company's mail
+    assert paper["backend_hints"] < guided["backend_hints"]
+    assert guided["mails_at_reset"] == 1 and paper["mails_at_reset"] >= 40
+    assert guided["checks_without_rule"] == paper["checks_without_rule"] == 0
+
+
+def test_stats_explicitness_command(capsys, env_id: str) -> None:
+    from vibelife_env.cli import main
+
+    assert main(["stats", env_id, "--explicitness", "--level", "paper"]) == 0
+    out = capsys.readouterr().out
+    assert "template/errand[test:0]:paper" in out and "median rules stated" in out

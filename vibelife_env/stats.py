@@ -7,6 +7,8 @@ weight), and :func:`against_paper` sets that summary next to the paper's figures
 
 from __future__ import annotations
 
+import re
+import sqlite3
 import statistics
 from collections import Counter
 from collections.abc import Iterable, Sequence
@@ -123,3 +125,49 @@ def format_against_paper(rows: Sequence[dict[str, Any]], title: str) -> str:
         mark = "" if r["ok"] else "  outside ±20%"
         lines.append(f"  {r['figure']:<24}{r['ours']:>9.3g}{r['paper']:>9.3g}{100 * r['gap']:>7.0f}%{mark}")
     return "\n".join(lines)
+
+
+# ------------------------------------------------------------------ explicitness
+#: What persona text a person would not write: an id with an underscore (``acc_main``,
+#: ``pl_campus``, ``u_1``), a tool name (``email__move_email``), a backticked field name.
+_HINT = re.compile(r"`[a-z_][a-z0-9_]*`|\b[a-z][a-z0-9]*__[a-z][a-z0-9_]*\b|\b[a-z]{1,8}_[a-z0-9_]*[a-z0-9]\b")
+
+
+def backend_hints(text: str) -> list[str]:
+    """The backend hints in a workspace's text (see :data:`_HINT`), in order."""
+    return [m.group(0) for m in _HINT.finditer(text)]
+
+
+def explicitness(task: Task) -> dict[str, Any]:
+    """Where an instance's rules live and how much a person would have to look for (#27).
+
+    Keys: ``rules_stated`` / ``rules_world`` (distinct rules of checks made from check kinds, by
+    source), ``world_share`` (of those), ``checks_without_rule`` (hand-written checks, whose rule
+    is not recorded), ``backend_hints`` (in the workspace files), ``mails_at_reset`` (the mailbox
+    the agent opens on).
+    """
+    from vibelife_env.release.world import world_images
+
+    rules = {r.key: r for c in task.checks for r in getattr(c, "rules", ())}
+    stated = sum(1 for r in rules.values() if r.stated)
+    world = len(rules) - stated
+    text = "\n".join(task.workspace_files.values())
+    mails = 0
+    image = world_images(task).get("email")
+    if image is not None:
+        db = sqlite3.connect(":memory:")
+        try:
+            db.deserialize(image)
+            mails = int(db.execute("SELECT COUNT(*) FROM messages").fetchone()[0])
+        finally:
+            db.close()
+    return {
+        "task": task.id,
+        "rules_stated": stated,
+        "rules_world": world,
+        "world_share": round(world / len(rules), 3) if rules else 0.0,
+        "checks_without_rule": sum(1 for c in task.checks if not getattr(c, "rules", ())),
+        "checks": len(task.checks),
+        "backend_hints": len(backend_hints(text)),
+        "mails_at_reset": mails,
+    }

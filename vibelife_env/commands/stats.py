@@ -18,9 +18,9 @@ import gymnasium as gym
 import vibelife_env
 from vibelife_env.bundle import load_task_cached
 from vibelife_env.commands import CLIError, bundle_dirs, check_env_ids
-from vibelife_env.families import Split, diversity
+from vibelife_env.families import Level, Split, diversity
 from vibelife_env.families.loader import load_family
-from vibelife_env.stats import against_paper, distribution, format_against_paper, task_stats
+from vibelife_env.stats import against_paper, distribution, explicitness, format_against_paper, task_stats
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -35,17 +35,30 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--suite", default=None, help="a benchmark suite (vibelife-200): its test instances, next to the paper"
     )
+    p.add_argument(
+        "--explicitness",
+        action="store_true",
+        help="where each instance's rules live (workspace or world), backend hints, mailbox size",
+    )
+    p.add_argument("--level", choices=("guided", "paper"), default=None, help="families: the level (default: theirs)")
 
 
-def _family_rows(env_id: str, split: Split, seeds: range) -> tuple[list[dict], dict]:
+def _family_rows(
+    env_id: str, split: Split, seeds: range, level: Level | None = None, explicit: bool = False
+) -> tuple[list[dict], dict]:
     family = load_family(gym.registry[env_id].kwargs["family_dir"])
     rows = []
     for i in seeds:
-        row = task_stats(family.instance(split, i))
-        row["task"] = f"{family.id}[{split}:{i}]"
-        row["probes"] = list(family.profile(split, i).probes)
+        task = family.instance(split, i, level)
+        row = explicitness(task) if explicit else task_stats(task)
+        row["task"] = f"{family.id}[{split}:{i}]" + (f":{level}" if level else "")
+        if not explicit:
+            row["probes"] = list(family.profile(split, i, level).probes)
         rows.append(row)
-    profiles = [family.profile(split, i) for i in seeds]
+    if explicit:
+        keys = ("rules_stated", "rules_world", "world_share", "backend_hints", "mails_at_reset")
+        return rows, {"family": family.id, "split": split, **{k: statistics.median(r[k] for r in rows) for k in keys}}
+    profiles = [family.profile(split, i, level) for i in seeds]
     summary = {
         "family": family.id,
         "split": split,
@@ -58,6 +71,27 @@ def _family_rows(env_id: str, split: Split, seeds: range) -> tuple[list[dict], d
         },
     }
     return rows, summary
+
+
+def _print_explicitness(rows: list[dict], summaries: list[dict], as_json: bool) -> int:
+    if as_json:
+        for r in [*rows, *summaries]:
+            print(json.dumps(r, ensure_ascii=False, default=str))
+        return 0
+    print(f"{'task':<52}{'stated':>7}{'world':>6}{'world%':>7}{'unruled':>8}{'hints':>6}{'mails':>6}")
+    for r in rows:
+        print(
+            f"{r['task']:<52}{r['rules_stated']:>7}{r['rules_world']:>6}{100 * r['world_share']:>7.0f}"
+            f"{r['checks_without_rule']:>8}{r['backend_hints']:>6}{r['mails_at_reset']:>6}"
+        )
+    for f in summaries:
+        print(
+            f"family {f['family']} ({f['split']}): median rules stated {f['rules_stated']:g}, in the world "
+            f"{f['rules_world']:g} ({100 * f['world_share']:.0f}%), backend hints {f['backend_hints']:g}, "
+            f"mails at reset {f['mails_at_reset']:g}"
+        )
+    print("(rules are counted for checks made from check kinds; 'unruled' checks are hand-written: rule not recorded)")
+    return 0
 
 
 def main(args: argparse.Namespace) -> int:
@@ -89,9 +123,11 @@ def main(args: argparse.Namespace) -> int:
             raise CLIError(f"--seeds must look like A:B, got {args.seeds!r}") from None
         for i in ids:
             if "family_dir" in gym.registry[i].kwargs:
-                fam_rows, summary = _family_rows(i, args.split, range(a, b))
+                fam_rows, summary = _family_rows(i, args.split, range(a, b), args.level, args.explicitness)
                 rows += fam_rows
                 summaries.append(summary)
+    if args.explicitness:
+        return _print_explicitness([explicitness(load_task_cached(d)) for d in dirs] + rows, summaries, args.json)
     rows = [task_stats(load_task_cached(d)) for d in dirs] + rows
     groups: dict[str, list[dict]] = {"all reported tasks": rows}
     for r in rows:
