@@ -16,8 +16,9 @@ and calendar, and ends with a wrap-up of what is still owed.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from datetime import date, datetime, time, timedelta
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -88,6 +89,9 @@ QUESTIONS = ["balance", "count", "outstanding", "best_rate"]
 ERRANDS = ["skill", "headline", "focus", "alert", "follow"]
 WORLD = ["coworking", "tax_tip", "rate_survey", "rain", "meetup", "newsletter", "laptop"]
 
+# fl.noted is jobs.noted, annotated for a JobStory: it reads only the story's extras and tz, which a FreelanceStory has too
+_noted = cast("Callable[[Any, FreelanceStory, Callable[[str], bool]], bool]", fl.noted)
+
 
 #: The questions the user may ask, answered from the services at that moment.
 ASKS = {
@@ -110,8 +114,12 @@ class FreelanceLaunch(Family):
 
     def story(self, rng: np.random.Generator) -> FreelanceStory:
         """A freelancer, their catalogue of gigs, their clients and their rules."""
-        pick = lambda seq: seq[int(rng.integers(0, len(seq)))]  # noqa: E731
-        some = lambda seq, n: [seq[i] for i in rng.choice(len(seq), size=n, replace=False)]  # noqa: E731
+
+        def pick(seq: Sequence[Any]) -> Any:
+            return seq[int(rng.integers(0, len(seq)))]
+
+        def some(seq: Sequence[Any], n: int) -> list[Any]:
+            return [seq[i] for i in rng.choice(len(seq), size=n, replace=False)]
 
         lang = "zh" if rng.random() < 1 / 3 else "en"
         given, fam = pick(GIVEN), pick(FAMILY_NAMES)
@@ -664,7 +672,7 @@ Bank: business account `{s.account}` (user `{s.user_key}`). Content platform use
         @b.checks.stage(k, weight=2, tags=("persistence",), id=f"s{k:02d}_tracker_started", requires=(fl.RUN,))
         def tracker(ctx: Any) -> bool:
             """A note names every company applied to and every invoice."""
-            return fl.noted(
+            return _noted(
                 ctx, s, lambda t: all(g.company.named_in(t) for g in valid) and all(c.invoice in t for c in s.clients)
             )
 
@@ -729,7 +737,7 @@ Bank: business account `{s.account}` (user `{s.user_key}`). Content platform use
         def f_tracker_has_every_application(ctx: Any) -> bool:
             """The notes name every company applied to."""
             cos = {a["company_id"] for a in fl.applications(ctx, s)}
-            return fl.noted(ctx, s, lambda t: all(co.named_in(t) for co in s.companies if co.company_id in cos))
+            return _noted(ctx, s, lambda t: all(co.named_in(t) for co in s.companies if co.company_id in cos))
 
         @b.checks.final(weight=2, tags=("constraint",), requires=(fl.RUN,))
         def f_profile_and_calendar_intact(ctx: Any) -> bool:
@@ -742,7 +750,7 @@ Bank: business account `{s.account}` (user `{s.user_key}`). Content platform use
         @b.checks.final(weight=2, tags=("persistence",), requires=(fl.RUN,))
         def f_every_invoice_tracked(ctx: Any) -> bool:
             """The notes give every invoice number."""
-            return fl.noted(ctx, s, lambda t: all(c.invoice in t for c in s.clients))
+            return _noted(ctx, s, lambda t: all(c.invoice in t for c in s.clients))
 
         @b.checks.cross_stage(weight=2, tags=("constraint", "communication"), requires=(fl.RUN,))
         def x_paid_client_never_chased(ctx: Any) -> bool:

@@ -557,11 +557,13 @@ class JobHunt(Family):
                 ],
                 {key: [rejected_step], "rejected_feedback": [feedback_step]},
             )
-        a = s.roles("A")
-        sql = jobs.status_sql(s, a.company, a.title_zh, "viewed").replace("WHERE", "WHERE status = 'submitted' AND", 1)
+        job = s.roles("A")
+        sql = jobs.status_sql(s, job.company, job.title_zh, "viewed").replace(
+            "WHERE", "WHERE status = 'submitted' AND", 1
+        )
         body = s.say(
-            f"In the job board app, {s.name.split()[0]} notices that {a.company.name} has viewed the application.",
-            f"{s.name}在招聘平台App里看到{a.company.name_zh}已查看了简历。",
+            f"In the job board app, {s.name.split()[0]} notices that {job.company.name} has viewed the application.",
+            f"{s.name}在招聘平台App里看到{job.company.name_zh}已查看了简历。",
         )
         return Slot(
             key,

@@ -27,6 +27,7 @@ road test).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import timedelta
 from typing import Any
 
@@ -38,7 +39,7 @@ from vibelife_env.probes import certs as ce
 from vibelife_env.probes import driving as dr
 from vibelife_env.probes import exam_steps as es
 from vibelife_env.probes import exams as ex
-from vibelife_env.probes.agent import oracle_family
+from vibelife_env.probes.agent import PlanAgent, oracle_family
 from vibelife_env.probes.base import Probe, Slot
 from vibelife_env.probes.household import Text
 from vibelife_env.services.calendar import seed as cal_seed
@@ -123,14 +124,16 @@ MOCK_SCORE = Text(
     "{coach}给你最新一次全真模拟路考打分：{score} 分（满分 100）。",
 )
 LETTER_SEEN = Text("Your phone shows a new mail from the road test office.", "手机提示收到路考考试中心的新邮件。")
+
+
+def _mock_score(i: int) -> Callable[[Any], str]:
+    """The coach's message with the ``i``-th mock score."""
+    return lambda s: MOCK_SCORE.say(s.lang, coach=s.extras["coach"], score=s.fmt(s.mock_scores[i]))
+
+
 #: The skeleton's messages, reworded for a road test (by event id).
-WORDING = {
-    **{
-        f"mock_score_{i}": (
-            lambda s, i=i: MOCK_SCORE.say(s.lang, coach=s.extras["coach"], score=s.fmt(s.mock_scores[i]))
-        )
-        for i in range(3)
-    },
+WORDING: dict[str, Callable[[Any], str]] = {
+    **{f"mock_score_{i}": _mock_score(i) for i in range(3)},
     "ticket_seen": lambda s: LETTER_SEEN.say(s.lang),
     "kickoff": lambda s: KICKOFF.say(s.lang, brand=s.extras["brand_zh"] if s.lang == "zh" else s.brand),
     "study_plan": lambda s: STUDY.say(s.lang),
@@ -208,7 +211,9 @@ class DrivingTest(pc.ProfessionalCert):
         """The certification engine's instance, renamed for the road test."""
         task, profile = super().build(rng, key)
         assert task.oracle is not None
-        task.oracle = oracle_family(task.oracle[0].steps, task.oracle[0].story, DrivingAgent)
+        oracle = task.oracle[0]
+        assert issubclass(oracle, PlanAgent)  # made by oracle_family for the certification engine's instance
+        task.oracle = oracle_family(oracle.steps, oracle.story, DrivingAgent)
         task.meta = task.meta.model_copy(update={"name": f"driving_test-{key}", "title": "Road test"})
         return task, profile
 
@@ -266,7 +271,13 @@ class DrivingTest(pc.ProfessionalCert):
     def _mail(self, s: ex.ExamStory) -> str:
         """The inbox: the office's booking mail (sessions and rules) and the theory-test result."""
         lang, x = s.lang, s.extras
-        rules = {"short": s.short, "city": s.city, "addr": s.reg_addr, "fee": s.fee, "payee": s.payee_name}
+        rules: dict[str, Any] = {
+            "short": s.short,
+            "city": s.city,
+            "addr": s.reg_addr,
+            "fee": s.fee,
+            "payee": s.payee_name,
+        }
         rules.update(zip(("months", "background", "size"), s.spec, strict=True))
         if lang == "zh":
             rules["background"] = pc.BG_ZH[rules["background"]]

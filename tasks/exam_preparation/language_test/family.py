@@ -41,7 +41,7 @@ from vibelife_env.task.loader import Task
 
 TZ = ex.TZ
 #: (brand, short, unit, minimums, rise, country, country name, university, mock scores offsets)
-BRANDS = [
+BRANDS: list[tuple[str, str, str, list[float], float, str, str, str]] = [
     ("Lumen English Test", "LET", "band", [6.0, 6.5, 7.0], 0.5, "GB", "the United Kingdom", "Northbridge University"),
     ("Aurora Academic English", "AAE", "score", [80, 90, 100], 5, "CA", "Canada", "Lakeshore University"),
     ("Nihon Gengo Proficiency Exam", "NGPE", "score", [95, 100, 110], 10, "JP", "Japan", "Sakuragawa University"),
@@ -351,7 +351,7 @@ class LanguageTest(Family):
             (-35, p - 2, "second_class", 0),
             (-10, round(p * 1.6), "first_class", 20),
         ]
-        out = []
+        out: list[ex.Train] = []
         for i, (off, fare, cls, seats) in enumerate(spec):
             arrive = deadline + timedelta(minutes=off)
             depart = arrive - timedelta(minutes=dur)
@@ -1161,8 +1161,9 @@ def timetable_lands(ctx: Any, s: ex.ExamStory) -> None:
     no = row["train_no"] if row else s.trains[3].train_no
     svc = ctx.world.services["rail_booking"]
     for r in svc.query("SELECT offer_id, depart_at, arrive_at FROM train_offers WHERE train_no = ?", (no,)):
-        dep = state.when(r["depart_at"], TZ) - timedelta(minutes=5)
-        arr = state.when(r["arrive_at"], TZ) - timedelta(minutes=5)
+        dep, arr = state.when(r["depart_at"], TZ), state.when(r["arrive_at"], TZ)
+        assert dep is not None and arr is not None  # the catalogue's times are always set
+        dep, arr = dep - timedelta(minutes=5), arr - timedelta(minutes=5)
         svc.execute(
             sql.update(
                 "rail_booking",
@@ -1271,6 +1272,7 @@ def book_train(agent: Any, event_text: str):
         )
         m["evt_train"] = made["event_id"]
     arr = state.when(tr["arr"], TZ)
+    assert arr is not None  # the booking's arrival time, as the rail service returned it
     return [
         f"Booked {tr['no']}, leaving {s.home_station} at {tr['dep'][11:16]} and arriving at {arr.strftime('%H:%M')}, {tr['fare']:.2f} CNY; it is in your calendar."
     ]

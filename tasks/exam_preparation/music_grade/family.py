@@ -23,6 +23,7 @@ admission slip.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import date, datetime, time, timedelta
 from typing import Any
 
@@ -761,11 +762,11 @@ class MusicGrade(Family):
                 test = lambda t: text.mentions_date(t, day) and text.mentions_amount(t, minutes)  # noqa: E731
                 return bool(state.persisted(mu.own_notes(ctx, s), test))
 
-        for key, _, _, total in s.extras["reviews"]:
+        for key, _, _, minutes_total in s.extras["reviews"]:
             w = stage_of[key]
 
             @ck.stage(w, weight=1, tags=("communication", "notes"), id=f"s{w:02d}_weekly_total")
-            def weekly_total(ctx: Any, w: int = w, total: int = total) -> bool:
+            def weekly_total(ctx: Any, w: int = w, total: int = minutes_total) -> bool:
                 """The weekly review gives the minutes logged since the previous one."""
                 return run(ctx) and text.mentions_amount(ctx.reply(w), total)
 
@@ -831,12 +832,11 @@ class MusicGrade(Family):
         def f_practice_log(ctx: Any) -> bool:
             """The practice log holds every reported session (date and minutes)."""
             notes = mu.own_notes(ctx, s)
-            return run(ctx) and all(
-                state.persisted(
-                    notes, lambda t, d=at.date(), m=mn: text.mentions_date(t, d) and text.mentions_amount(t, m)
-                )
-                for at, mn, _ in s.practice
-            )
+
+            def logs(day: date, minutes: int) -> Callable[[str], bool]:
+                return lambda t: text.mentions_date(t, day) and text.mentions_amount(t, minutes)
+
+            return run(ctx) and all(state.persisted(notes, logs(at.date(), mn)) for at, mn, _ in s.practice)
 
         bl = stage_of["budget_left"]
 

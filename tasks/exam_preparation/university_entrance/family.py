@@ -398,7 +398,7 @@ class UniversityEntrance(Family):
         n = int(rng.integers(3, 7))
         idx = sorted(rng.choice(len(pool), size=n, replace=False).tolist())
         chosen = [pool[i] for i in idx]
-        rng.shuffle(chosen)  # type: ignore[arg-type]
+        rng.shuffle(chosen)
         return [ad.ConsultantScam(rng, s.lang, run), *chosen]
 
     def _window(self, name: str, s: ad.AdmissionStory) -> tuple[datetime, datetime]:

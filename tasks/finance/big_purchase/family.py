@@ -215,9 +215,9 @@ class BigPurchase(Family):
 
         prices = [base, round(base * float(rng.uniform(1.02, 1.05)), -2)]
         prices.append(round(prices[1] * float(rng.uniform(1.02, 1.05)), -2))
-        rows: list[tuple[str, dict[str, Any], int]] = [("valid", attrs(), p) for p in prices]
-        for a in [r.attr for r in s.requirements]:
-            rows.append(("near_miss", attrs(fail=a), round(base * float(rng.uniform(0.85, 0.97)), -2)))
+        rows: list[tuple[str, dict[str, Any], float]] = [("valid", attrs(), p) for p in prices]
+        for failing in [r.attr for r in s.requirements]:
+            rows.append(("near_miss", attrs(fail=failing), round(base * float(rng.uniform(0.85, 0.97)), -2)))
         cheapest = prices[0] + P.SHIPPING
         budget = max(round(cheapest * float(rng.uniform(1.05, 1.25)) / 100), (prices[2] + P.SHIPPING) // 100 + 50)
         s.budget = int(-(-budget // 100) * 100)
@@ -492,9 +492,9 @@ class BigPurchase(Family):
         for p in s.products:
             if p.role in ("valid", "near_miss", "premium"):
                 reviews.append((p.brand, 5, f"Our {p.code} was installed on time; works fine so far."))
-        for p in probes:
-            if isinstance(p, P.ReviewNearMiss):
-                reviews += [(p.bad.brand, rating, body) for rating, body in p.reviews(s)]
+        for probe in probes:
+            if isinstance(probe, P.ReviewNearMiss):
+                reviews += [(probe.bad.brand, rating, body) for rating, body in probe.reviews(s)]
         rrows = [
             {
                 "review_id": f"rev_{i:03d}",
@@ -859,8 +859,8 @@ class BigPurchase(Family):
             rows = ctx.sql(
                 "banking", "SELECT posted_at, balance_after_minor FROM transactions WHERE account_id = ?", (account,)
             )
-            done = [(state.when(r["posted_at"]), r["balance_after_minor"]) for r in rows]
-            done = [(w, b) for w, b in done if w is not None and w <= at]
+            stamped = [(state.when(r["posted_at"]), r["balance_after_minor"]) for r in rows]
+            done = [(w, b) for w, b in stamped if w is not None and w <= at]
             if done:
                 return int(max(done, key=lambda x: x[0])[1])
             return s.savings_minor if account == s.savings else s.checking_minor

@@ -305,8 +305,8 @@ def slots(story: money.MoneyStory, rng: np.random.Generator, b: Any) -> list[Slo
                 {f"spend_{i}": [quiet]},
             )
         )
-    for i, day in enumerate((7, 14, 21)):
-        at = s.at(start + timedelta(days=day + int(rng.integers(0, 2))), 8, 30)
+    for i, offset in enumerate((7, 14, 21)):
+        at = s.at(start + timedelta(days=offset + int(rng.integers(0, 2))), 8, 30)
         if i == 1:  # the middle one is the bank's own weekly summary
             out.append(_turn(f"review_{i}", at, "world", say(lang, "weekly_summary"), [quiet], source="banking"))
         else:

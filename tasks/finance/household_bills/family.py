@@ -1134,7 +1134,9 @@ class HouseholdBills(Family):
 
         def valid_router(product_id: str, price: int) -> bool:
             it = items.get(product_id)
-            return bool(it) and it["type"] == "router" and it["standard"] == "Wi-Fi 6" and price + SHIPPING <= cap * 100
+            if not it:
+                return False
+            return it["type"] == "router" and it["standard"] == "Wi-Fi 6" and price + SHIPPING <= cap * 100
 
         def in_stock_valid(ctx: Any) -> list[str]:
             rows = ctx.sql(

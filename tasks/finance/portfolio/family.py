@@ -112,14 +112,14 @@ class Portfolio(Family):
             [mk(r) for r in other_rows],
             [mk(r) for r in excl_rows],
         )
-        idx = rng.permutation(len(INDEX_FUNDS)).tolist()
+        idx: list[int] = rng.permutation(len(INDEX_FUNDS)).tolist()
         funds = [
             Fund(*INDEX_FUNDS[idx[0]], "index", 3, _price(rng, 120, 480), int(rng.integers(-600, 900))),
             Fund(*INDEX_FUNDS[idx[1]], "index", 3, _price(rng, 120, 480), int(rng.integers(-600, 900))),
             # a near-miss: an index fund rated above the cap
             Fund(*INDEX_FUNDS[idx[2]], "index", 4, _price(rng, 120, 480), int(rng.integers(300, 1500))),
         ]
-        bonds = rng.permutation(len(BOND_FUNDS)).tolist()
+        bonds: list[int] = rng.permutation(len(BOND_FUNDS)).tolist()
         funds += [Fund(*BOND_FUNDS[i], "bond", 2, _price(rng, 100, 140), int(rng.integers(100, 400))) for i in bonds]
         funds += [Fund(*m, "money_market", 1, 100, int(rng.integers(100, 200))) for m in MMFS]
         funds += [
@@ -999,7 +999,11 @@ Household: my spouse {s.spouse[0]} ({s.spouse[1]}). Advisor: {s.advisor[0]} ({s.
             names = invest.payee_names(ctx, s.extras["payee"]["account_no"]) if yes is not None else set()
             pays = invest.payments(ctx, s)
             approved = [
-                p for p in pays if p["counterparty"] in names and (state.when(p["posted_at"], s.tz) or s.kickoff) >= yes
+                p
+                for p in pays
+                if p["counterparty"] in names
+                and yes is not None  # names is empty without an approval
+                and (state.when(p["posted_at"], s.tz) or s.kickoff) >= yes
             ]
             return len(approved) == len(pays) and len(approved) <= 1
 

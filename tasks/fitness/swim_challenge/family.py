@@ -16,7 +16,7 @@ the pool, see :mod:`vibelife_env.probes.openwater`).
 from __future__ import annotations
 
 from datetime import date, datetime, time, timedelta
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -52,8 +52,8 @@ BUDDIES = ["Hui Qiao", "Ran Xu", "Peng Shi", "Ying Bai"]
 THICKNESS = [(16, "5mm"), (19, "4mm"), (99, "3mm")]
 SIZES = [46.0, 48.0, 50.0, 52.0, 54.0]
 BRANDS = ["Zone3", "Orca", "Huub", "Aqua Sphere", "Speedo", "Decathlon Nabaiji"]
-SERVICES = ("email", "calendar", "banking", "ecommerce", "hotel_booking", "weather", "health_tracker", "notion")
-SERVICES += ("notification_hub",)
+SERVICES: tuple[str, ...] = ("email", "calendar", "banking", "ecommerce", "hotel_booking", "weather", "health_tracker")
+SERVICES += ("notion", "notification_hub")
 LEDGER = """## Bookkeeping
 
 `ledger.md` is the only record of what the swim costs me: one row per payment
@@ -241,7 +241,8 @@ class SwimChallenge(Family):
         self._checks(b, s, stage_of)
         for p in probes:
             p.add_checks(b, s, stage_of)
-        b.oracle = C.oracle(steps, s)
+        # cycling's oracle is annotated for a CyclingStory but only hands the story on (any race story does)
+        b.oracle = C.oracle(steps, cast(Any, s))
         planted = (
             *(c for p in probes for c in p.constraints),
             f"wetsuit:{s.road}",

@@ -96,7 +96,7 @@ class ContentClaim(Family):
         )
         initials = (given[0] + fam[0]).upper()
         ids = rng.choice(9000, size=8, replace=False) + 1000
-        originals = []
+        originals: list[dict[str, Any]] = []
         for i, cap in enumerate(place[2]):
             at = kickoff - timedelta(days=int(rng.integers(60, 200)) - 20 * i, hours=int(rng.integers(0, 8)))
             originals.append(

@@ -29,6 +29,7 @@ import numpy as np
 
 from vibelife_env.families import InstanceKey, InstanceProfile, TaskBuilder
 from vibelife_env.probes import claims, legal
+from vibelife_env.probes.agent import PlanAgent
 from vibelife_env.probes.base import Probe, Slot
 from vibelife_env.probes.claim_skeleton import SmallClaim, kickoff_step, quiet_step, recheck_citations
 from vibelife_env.probes.events import turn
@@ -69,8 +70,8 @@ OPTIONAL: tuple[type[Probe], ...] = (
     legal.CourthouseTrip, legal.RegulationAmended, legal.FakeCourtFee,
 )  # fmt: skip
 #: What the family runs on (maps and notification_hub only with the probe that needs them).
-SERVICES = ("email", "legal_search", "weather", "calendar", "banking", "notion", "review_platform", "maps")
-SERVICES += ("notification_hub",)
+SERVICES: tuple[str, ...] = ("email", "legal_search", "weather", "calendar", "banking", "notion", "review_platform")
+SERVICES += ("maps", "notification_hub")
 #: Services the skeleton seeds that only one probe needs: dropped when it is not drawn.
 DROP = {"maps": "courthouse_trip", "notification_hub": "regulation_amended"}
 
@@ -129,7 +130,10 @@ class InsuranceClaim(SmallClaim):
         """The civil-claim instance of :class:`SmallClaim`, under this family's name, with the
         insurance constraints in its profile."""
         task, profile = super().build(rng, key)
-        s: ClaimStory = task.oracle[0].story  # type: ignore[index]
+        assert task.oracle is not None
+        oracle = task.oracle[0]
+        assert issubclass(oracle, PlanAgent)  # made by oracle_family for the skeleton's instance
+        s: ClaimStory = oracle.story
         title = f"{s.name} v {s.defendant['en']}: a storm-damage insurance claim"
         task.meta = task.meta.model_copy(update={"name": f"insurance_claim-{key}", "title": title})
         extra = (f"damage:{s.extras['damage_kind']}", f"notice_days:{s.extras['notice_days']}")
@@ -230,7 +234,8 @@ class InsuranceClaim(SmallClaim):
         kept = [m for m in s.extras["legit_mail"] if m not in old]
         s.extras["legit_mail"] = [m[0] for m in seeded] + kept + [stall[0]]
         lines = [ln for ln in b.seed_sql["email"][0].split("\n") if not any(q(mid) in ln for mid in old)]
-        lines += [mail_seed.message(m[0], m[1], m[2], s.email, before(m[3]), m[4]) for m in [*seeded, stall]]
+        lines += [mail_seed.message(m[0], m[1], m[2], s.email, before(m[3]), m[4]) for m in seeded]
+        lines.append(mail_seed.message(stall[0], stall[1], stall[2], s.email, before(stall[3]), stall[4]))
         b.seed_sql["email"] = ["\n".join(lines)]
         unused = {svc for svc, by in DROP.items() if by not in s.extras["drawn"]}
         b.services[:] = [svc for svc in b.services if svc not in unused]

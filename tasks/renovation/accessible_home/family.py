@@ -497,7 +497,7 @@ class AccessibleHome(Family):
             def good(kind: str = kind) -> dict[str, Any]:
                 return _good_attrs(rng, r, kind)
 
-            rows: list[tuple[str, dict[str, Any], int]] = []
+            rows: list[tuple[str, dict[str, Any], float]] = []
             prices = [base, round(base * float(rng.uniform(1.02, 1.06)), -2)]
             prices.append(round(prices[1] * float(rng.uniform(1.02, 1.06)), -2))
             rows += [("valid", good(), p) for p in prices]
@@ -1662,8 +1662,8 @@ class AccessibleHome(Family):
                 "SELECT value_text, recorded_at FROM metrics WHERE user_id = ? AND type = 'blood_pressure'",
                 (s.parent_key,),
             )
-            dated = [(state.when(r["recorded_at"]), r["value_text"]) for r in rows]
-            dated = [(w_, v) for w_, v in dated if w_ is not None]
+            stamped = [(state.when(r["recorded_at"]), r["value_text"]) for r in rows]
+            dated = [(w_, v) for w_, v in stamped if w_ is not None]
             if not dated:
                 return False
             newest = A.pairs(str(max(dated, key=lambda x: x[0])[1] or ""))

@@ -226,7 +226,7 @@ class BathroomRefit(RenovationFamily):
         s.extras["invoice_at"] = s.at(s.end - timedelta(days=1), 17)
 
     def _probes(self, rng: np.random.Generator) -> list[R.RenoProbe]:
-        kinds = (B.BankDetailsChanged, B.WaterShutoff, B.TilerMoved, B.SoldOut)
+        kinds: tuple[type[R.RenoProbe], ...] = (B.BankDetailsChanged, B.WaterShutoff, B.TilerMoved, B.SoldOut)
         kinds += (R.DeliverySlip, R.DepositAgain, R.ExtraCost, R.CashCrew, R.NoiseBan, R.ContractorReview)
         pool: list[R.RenoProbe] = [kind(rng) for kind in kinds]
         k = int(rng.integers(2, 6))

@@ -123,22 +123,29 @@ class OfficeFitout(Family):
         city, district, home = CITIES[city_en]
         tz = get_zone("Asia/Shanghai")
         start = datetime(2026, int(rng.integers(2, 11)), int(rng.integers(1, 20)), 9, 0, tzinfo=tz)
-        who = (f"{given} {fam}", f"{given.lower()}.{fam.lower()}@mail.example", lang, tz)
-        when = (start, start.date() + timedelta(days=int(rng.integers(27, 33))))
-        rules = (int(rng.choice([20, 25, 30])), True, False, int(rng.choice([12, 24])), int(rng.choice([2, 3])))
+        end = start.date() + timedelta(days=int(rng.integers(27, 33)))
+        commute, lease, deposit = int(rng.choice([20, 25, 30])), int(rng.choice([12, 24])), int(rng.choice([2, 3]))
         code = f"9151{int(rng.integers(10_000_000_000_000, 99_999_999_999_999))}"
         s = FlatStory(
-            "u1",
-            *who,
-            *when,
-            city,
-            "pl_home",
-            0,
-            *rules,
-            "acc_business",
-            code,
-            dict(AGENCIES),
-            ("Swift Office Finder",),
+            user_key="u1",
+            name=f"{given} {fam}",
+            email=f"{given.lower()}.{fam.lower()}@mail.example",
+            lang=lang,
+            tz=tz,
+            kickoff=start,
+            end=end,
+            city=city,
+            office="pl_home",
+            cap=0,
+            commute_min=commute,
+            access=True,
+            pets=False,
+            min_lease=lease,
+            deposit_months=deposit,
+            checking="acc_business",
+            id_number=code,
+            agencies=dict(AGENCIES),
+            flagged=("Swift Office Finder",),
         )
         s.extras.update(city_en=city_en, district=district, home_ll=home, code=city_en[:2].lower())
         s.extras["firm"] = f"{fam} {pick(FIRMS)}"

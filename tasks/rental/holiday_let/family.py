@@ -177,7 +177,7 @@ class HolidayLet(Family):
             ("private", cheap(), attrs(), near(), None),
             ("fees", s.budget + int(rng.integers(2, 10)) * 100_00, attrs(), near(), g()),
         ]
-        rows = []
+        rows: list[dict[str, Any]] = []
         for i, (role, cost, a, (dla, dln), agent) in enumerate(specs):
             cleaning = int(rng.integers(2, 7)) * 100_00
             if role == "fees":  # a cheaper rent, but the fees push the stay over the budget
@@ -212,7 +212,9 @@ class HolidayLet(Family):
             "Fully furnished." if a["furnished"] else "Unfurnished.",
             f"Cancellation: {a['cancellation']}.",
         ]
-        row = dict(listing_id=lid, category="rent", status="active", agent_id=agent, rooms=1, metro=None)
+        row: dict[str, Any] = dict(
+            listing_id=lid, category="rent", status="active", agent_id=agent, rooms=1, metro=None
+        )
         row.update(
             owner_user_id="owner_private" if private else None,
             title=f"{name}: studio for monthly stays, {s.extras['city_en']}",

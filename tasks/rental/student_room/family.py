@@ -116,9 +116,15 @@ class StudentRoom(Family):
         parent, tz = bool(rng.random() < 0.4), get_zone("Asia/Shanghai")
         city, city_en, district, uni, lat, lng = CAMPUSES[int(rng.integers(0, len(CAMPUSES)))]
         start = datetime(2026, int(rng.choice([6, 7, 8, 12])), int(rng.integers(1, 16)), 9, 0, tzinfo=tz)
-        ident = {"user_key": "u1", "checking": "acc_student", "office": "pl_campus", "lang": lang, "tz": tz}
+        ident: dict[str, Any] = {
+            "user_key": "u1",
+            "checking": "acc_student",
+            "office": "pl_campus",
+            "lang": lang,
+            "tz": tz,
+        }
         payer = f"{fam} {'Jianguo' if lang == 'en' else 'Hong'}" if parent else f"{given} {fam}"
-        rules = {"cap": 0, "access": False, "pets": False, "deposit_months": 1}
+        rules: dict[str, Any] = {"cap": 0, "access": False, "pets": False, "deposit_months": 1}
         story = FlatStory(
             **ident,
             **rules,

@@ -72,7 +72,7 @@ ASSEMBLY = text.Phrases(["assembly", "assemble", "safety check", "setup", "set-u
 CERT = "GB-17761 battery certification"
 CERT_ZH = "GB-17761 电池认证"
 MARGIN = 1.5
-SERVICES = ("banking", "calendar", "credit_card", "delivery_logistics", "ecommerce", "email", "maps")
+SERVICES: tuple[str, ...] = ("banking", "calendar", "credit_card", "delivery_logistics", "ecommerce", "email", "maps")
 SERVICES += ("notification_hub", "notion", "review_platform")
 
 
@@ -154,6 +154,7 @@ class Ebike(Family):
         first = date(2026, int(rng.integers(3, 11)), int(rng.integers(1, 20)))
         weight = int(rng.integers(58, 96))
         digits = [int(rng.integers(1000, 9999)) for _ in range(4)]
+        no_household: dict[str, Any] = E.NO_HOUSEHOLD
         s = P.PurchaseStory(
             item="e-bike",
             item_zh="电动自行车",
@@ -172,18 +173,20 @@ class Ebike(Family):
             month_end=first + timedelta(days=int(rng.integers(26, 34))),
             checking="acc_main",
             savings="acc_save",
-            **E.NO_HOUSEHOLD,
-            **dict(rent_day=first, due=first + timedelta(days=50), merchants=[("Luckin Coffee", digits[0] * 3)]),
+            **no_household,
+            rent_day=first,
+            due=first + timedelta(days=50),
+            merchants=[("Luckin Coffee", digits[0] * 3)],
         )
         lat, lng = CITIES[city]
-        home = {
+        home: dict[str, Any] = {
             "lat": lat + float(rng.uniform(-0.02, 0.02)),
             "lng": lng + float(rng.uniform(-0.02, 0.02)),
             "city": city,
         }
         km = float(rng.uniform(5.5, 14.0))
         bearing = float(rng.uniform(0, 2 * math.pi))
-        office = {
+        office: dict[str, Any] = {
             "lat": home["lat"] + km / 1.3 / 111.0 * math.cos(bearing),
             "lng": home["lng"] + km / 1.3 / (111.0 * math.cos(math.radians(lat))) * math.sin(bearing),
             "city": city,
@@ -362,7 +365,7 @@ class Ebike(Family):
         )
         b.seed("banking", bank)
         bought = s.kickoff - timedelta(days=4)
-        card_lines = [
+        card_lines: list[dict[str, Any]] = [
             {
                 "tx_id": f"tx_pre_{i}",
                 "card_id": s.card_id,
@@ -653,7 +656,8 @@ class Ebike(Family):
 
     # ============================================================ timeline
     def _timeline(self, b: TaskBuilder, s: P.PurchaseStory, rng: np.random.Generator) -> list[Slot]:
-        x, first, user = s.extras, s.kickoff.date(), {"from": s.name}
+        x, first = s.extras, s.kickoff.date()
+        user: dict[str, Any] = {"from": s.name}
         eta = x["eta"]
 
         def at(day: date, h: int, m: int = 0) -> datetime:

@@ -192,10 +192,10 @@ class MobilityAid(Family):
                 )
             return out
 
-        valid = [base]
+        valid: list[float] = [base]
         for _ in range(2):
             valid.append(round(valid[-1] * float(rng.uniform(1.02, 1.045)), -2))
-        rows: list[tuple[str, dict[str, Any], int, bool]] = [("valid", fit(), p, False) for p in valid]
+        rows: list[tuple[str, dict[str, Any], float, bool]] = [("valid", fit(), p, False) for p in valid]
         rows += [
             ("near_miss", fit(r.attr), round(base * float(rng.uniform(0.86, 0.97)), -2), False) for r in s.requirements
         ]
@@ -445,9 +445,9 @@ class MobilityAid(Family):
             for p in s.products
             if p.role != "faulty"
         ]
-        for p in probes:
-            if isinstance(p, P.ReviewNearMiss):
-                reviews += [(p.bad.brand, rating, body) for rating, body in p.reviews(s)]
+        for probe in probes:
+            if isinstance(probe, P.ReviewNearMiss):
+                reviews += [(probe.bad.brand, rating, body) for rating, body in probe.reviews(s)]
         b.seed(
             "review_platform",
             sql.insert(
@@ -1425,7 +1425,9 @@ def answer_fit(agent: Any, event_text: str):
         return []
     prod = yield agent.call("ecommerce__get_product", product_id=lines[0]["product_id"])
     third = s.requirements[2]
-    attrs = next((k.get("attrs", {}) for k in prod.get("skus", []) if k["sku_id"] == lines[0]["sku_id"]), {})
+    attrs: dict[str, Any] = next(
+        (k.get("attrs", {}) for k in prod.get("skus", []) if k["sku_id"] == lines[0]["sku_id"]), {}
+    )
     if third.attr not in attrs:
         return []
     narrow = s.extras["narrow"]

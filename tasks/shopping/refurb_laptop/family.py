@@ -113,8 +113,10 @@ class RefurbLaptop(Family):
             if isinstance(p, P.PurchaseProbe):
                 p.prepare(s)
         sellers = s.extras["seller_of"]
-        for p in s.products:  # a planted near-namesake is sold by its namesake's seller
-            sellers.setdefault(p.code, next((v for c, v in sellers.items() if p.code.startswith(c)), SELLERS[0]))
+        for product in s.products:  # a planted near-namesake is sold by its namesake's seller
+            sellers.setdefault(
+                product.code, next((v for c, v in sellers.items() if product.code.startswith(c)), SELLERS[0])
+            )
         self._seed(b, s, probes)
         self._workspace(b, s)
         windows = {"quote": (s.kickoff + timedelta(days=2), s.go - timedelta(hours=30))}
@@ -455,13 +457,18 @@ class RefurbLaptop(Family):
             o = P.the_purchase(ctx, s)
             return o is not None and text.mentions_amount(ctx.reply(n), int(o["total_minor"]) / 100)
 
+        def price_told(ctx: Any, n: int) -> bool:
+            """The reply gives the cart listing's current price with delivery."""
+            price = R.cart_price(ctx, s)
+            return price is not None and text.mentions_amount(ctx.reply(n), price / 100)
+
         slot_day = lambda ctx: (P.shipment_slot(ctx, s) or (None,))[0]  # noqa: E731
         # (turn, check name, weight, tags, test(ctx, stage)); each check reads the services at its stage's close.
         table: list[tuple[str, str, float, tuple[str, ...], Any]] = [
             # one unit of one valid listing in the cart, named by its code; nothing ordered
             ("kickoff", "valid_listing_in_cart", 5, ("planning", "constraint"), cart_named),
             ("kickoff", "price_with_delivery_told", 1, ("communication",),
-             lambda c, n: R.cart_price(c, s) is not None and text.mentions_amount(c.reply(n), R.cart_price(c, s) / 100)),
+             price_told),
             # the review platform's rating of the cart listing's seller
             ("seller", "seller_rating_told", 3, ("communication", "constraint"),
              lambda c, n: R.cart_price(c, s) is not None and R.mentions_rating(c.reply(n), R.seller_rating(c, s))),
@@ -470,7 +477,7 @@ class RefurbLaptop(Family):
              lambda c, n: R.cart_price(c, s) is not None),
             # the reply states that listing's current price with delivery
             ("price_rise", "new_price_told", 2, ("communication",),
-             lambda c, n: R.cart_price(c, s) is not None and text.mentions_amount(c.reply(n), R.cart_price(c, s) / 100)),
+             price_told),
             # one live order after the go-ahead of one listing that meets the rules within budget, paid in full by card
             ("go", "valid_listing_bought", 6, ("execution", "constraint"), lambda c, n: bought(c)),
             ("go", "order_total_told", 1, ("communication",), total_told),

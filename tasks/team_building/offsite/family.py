@@ -292,7 +292,7 @@ class Offsite(Family):
             ang = float(rng.uniform(0, 2 * math.pi))
             return round(lat + r / 111 * math.sin(ang), 5), round(lng + r / 95 * math.cos(ang), 5)
 
-        specs = [
+        specs: list[tuple[str, float, float, int, int | None, int]] = [
             ("", 0.4, float(rng.choice([4.5, 4.6, 4.7])), base, base + 40, 40),
             ("", 0.45, float(rng.choice([4.4, 4.6, 4.8])), base + 20, base + 60, 40),
             ("", 0.3, 4.9, base * 2 + 200, base * 2 + 260, 60),  # luxury: within every rule but the budget

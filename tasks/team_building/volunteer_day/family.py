@@ -61,8 +61,9 @@ class VolunteerDayFamily(Family):
         timeline = stage_groups(slots)
         b.oracle = oracle_family(add_stages(b, timeline), s, V.VolunteerAgent)
         stage_of = stage_index(timeline)
-        for checker in (self, *probes):
-            checker.add_checks(b, s, stage_of)
+        self.add_checks(b, s, stage_of)
+        for p in probes:
+            p.add_checks(b, s, stage_of)
         order = tuple(p.name for p in sorted(probes, key=lambda p: stage_of[p.slot_keys[0]]))
         constraints = (
             *(c for p in probes for c in p.constraints),
@@ -784,7 +785,7 @@ def _calendar_ok(ctx: Any, s: V.VolunteerDay) -> bool:
 
 def _cancel(ctx: Any, s: V.VolunteerDay) -> None:
     """Cancel the slot held (resolved now) and close its date in the partner's Q&A; mail the organiser."""
-    r = V.held(ctx, s) or (V.reservations(ctx, s) or [None])[0]
+    r = V.held(ctx, s) or next(iter(V.reservations(ctx, s)), None)
     if r is not None:
         p = V.partner_of(s, r["merchant_id"]) or s.valid_partners()[0]
         day = date.fromisoformat(r["datetime"][:10])

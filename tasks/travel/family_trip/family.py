@@ -1392,7 +1392,7 @@ def close_books(agent: Any, event_text: str):
         if row is not None and not live and row[4] == "committed":
             row[4] = "cancelled"
         elif row is None and live:
-            paid = got.get("total_charged")
+            paid: Any = got.get("total_charged")  # a money object or a bare number (JSON)
             amount = float(paid["amount"] if isinstance(paid, dict) else paid)
             m["ledger"].append(
                 [

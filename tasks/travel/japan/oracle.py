@@ -21,6 +21,7 @@ before the go-ahead and writes the storm's Plan B at the first, low-confidence f
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -120,7 +121,7 @@ class Oracle(ScriptedAgent):
         return self.reply(self.t(text))
 
     # ------------------------------------------------------------ notes
-    def note_new(self, name: str, lines: list[str], todos: list[str] = ()):
+    def note_new(self, name: str, lines: list[str], todos: Sequence[str] = ()):
         """A new note (a Notion page under the trip page, or the trip page itself)."""
         parent = {"page_id": self.memory.get("page", "pg_home")}
         children = [para(self.t(x)) for x in lines] + [todo(self.t(x)) for x in todos]
@@ -130,7 +131,7 @@ class Oracle(ScriptedAgent):
         self.memory.setdefault("page", page["id"])
         return page["id"]
 
-    def note_add(self, lines: list[str], todos: list[str] = ()):
+    def note_add(self, lines: list[str], todos: Sequence[str] = ()):
         """More lines on the trip page."""
         children = [para(self.t(x)) for x in lines] + [todo(self.t(x)) for x in todos]
         yield self.call("notion__API-patch-block-children", block_id=self.memory["page"], children=children)

@@ -160,7 +160,7 @@ def seating(ctx, held: FlightHeld) -> tuple[list[dict[str, Any]], set[str]]:
         (held.pnr, held.segment_idx),
     )
     layout = ctx.call("flight_booking", "get_seat_map", segment_idx=held.segment_idx, pnr=held.pnr)
-    aisle = set()
+    aisle: set[str] = set()
     for block in layout.get("cabin_layout", []) if isinstance(layout, dict) else []:
         for row in block.get("rows", []):
             aisle.update(s["seat"] for s in row.get("seats", []) if "AISLE" in s.get("characteristics", []))

@@ -598,31 +598,31 @@ class RailTour(Family):
             )
         asks = [g for g in s.legs[1:-1] if g.day - timedelta(days=1) not in busy]
         rng.shuffle(asks)
-        g = next((g for g in asks if free(s.at(g.day - timedelta(days=1), 18, 30))), None)
-        if g is not None:
-            stay = next(x for x in s.stays if x.check_in == g.day)
+        hotel_leg = next((g for g in asks if free(s.at(g.day - timedelta(days=1), 18, 30))), None)
+        if hotel_leg is not None:
+            stay = next(x for x in s.stays if x.check_in == hotel_leg.day)
             s.extras["hotel_q"] = stay.key
             slots.append(
                 _user(
                     "hotel_q",
-                    s.at(g.day - timedelta(days=1), 18, 30),
+                    s.at(hotel_leg.day - timedelta(days=1), 18, 30),
                     companion.name,
-                    s.say("hotel_q", city=g.dest.name),
+                    s.say("hotel_q", city=hotel_leg.dest.name),
                     hotel_answer(stay),
                 )
             )
         seats = [g for g in s.legs[1:] if g.day - timedelta(days=1) not in busy and g.day not in busy]
         rng.shuffle(seats)
-        g = next((g for g in seats if free(s.at(g.day - timedelta(days=1), 19, 40))), None)
-        if g is not None:
-            s.extras["seat_q"] = g.index
+        seat_leg = next((g for g in seats if free(s.at(g.day - timedelta(days=1), 19, 40))), None)
+        if seat_leg is not None:
+            s.extras["seat_q"] = seat_leg.index
             slots.append(
                 _user(
                     "seat_q",
-                    s.at(g.day - timedelta(days=1), 19, 40),
+                    s.at(seat_leg.day - timedelta(days=1), 19, 40),
                     companion.name,
-                    s.say("seat_q", b=g.dest.name),
-                    seat_answer(g),
+                    s.say("seat_q", b=seat_leg.dest.name),
+                    seat_answer(seat_leg),
                 )
             )
         legs_days = {g.day for g in s.legs}

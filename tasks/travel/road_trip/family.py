@@ -778,37 +778,37 @@ class RoadTrip(Family):
             )
         fills = [d for d in s.drives[1:] if d.day - timedelta(days=1) not in busy]
         rng.shuffle(fills)
-        d = next((d for d in fills if free(s.at(d.day - timedelta(days=1), 19, 15))), None)
-        if d is not None:
-            s.extras["fuel_q"] = d.origin
+        fuel_drive = next((d for d in fills if free(s.at(d.day - timedelta(days=1), 19, 15))), None)
+        if fuel_drive is not None:
+            s.extras["fuel_q"] = fuel_drive.origin
             slots.append(
                 _user(
                     "fuel_q",
-                    s.at(d.day - timedelta(days=1), 19, 15),
+                    s.at(fuel_drive.day - timedelta(days=1), 19, 15),
                     companion.name,
-                    s.say("fuel_q", town=d.origin),
-                    fuel_answer(d.origin),
+                    s.say("fuel_q", town=fuel_drive.origin),
+                    fuel_answer(fuel_drive.origin),
                 )
             )
         asks = [st for st in s.stays[1:] if st.check_in - timedelta(days=1) not in busy and st.check_in not in busy]
         rng.shuffle(asks)
-        st = next((x for x in asks if free(s.at(x.check_in - timedelta(days=1), 18, 30))), None)
-        if st is not None:
-            s.extras["hotel_q"] = st.key
+        hotel_stay = next((x for x in asks if free(s.at(x.check_in - timedelta(days=1), 18, 30))), None)
+        if hotel_stay is not None:
+            s.extras["hotel_q"] = hotel_stay.key
             slots.append(
                 _user(
                     "hotel_q",
-                    s.at(st.check_in - timedelta(days=1), 18, 30),
+                    s.at(hotel_stay.check_in - timedelta(days=1), 18, 30),
                     companion.name,
-                    s.say("hotel_q", city=st.city.name),
-                    hotel_answer(st),
+                    s.say("hotel_q", city=hotel_stay.city.name),
+                    hotel_answer(hotel_stay),
                 )
             )
         drive_days = {d.day for d in s.drives}
         full = [d for x in s.stays for d in x.full_days if d not in busy and d not in drive_days]
         rng.shuffle(full)
-        for n, d in enumerate([d for d in full if free(s.at(d, 8))][: int(rng.integers(1, 3))]):
-            slots.append(_quiet(f"brief_{n}", rail.morning(f"brief_{n}", s, d), rail.brief_step(d)))
+        for n, day in enumerate([d for d in full if free(s.at(d, 8))][: int(rng.integers(1, 3))]):
+            slots.append(_quiet(f"brief_{n}", rail.morning(f"brief_{n}", s, day), rail.brief_step(day)))
         trip_days = [s.depart_day + timedelta(days=i) for i in range(1, (s.return_day - s.depart_day).days)]
         mid = next((d for d in reversed(trip_days) if d not in busy and free(s.at(d, 21, 15))), None)
         if mid is not None:
@@ -1210,7 +1210,8 @@ def _names_valid_car(ctx: Any, s: road.RoadStory, body: str) -> bool:
     rows = ctx.sql(
         "car_rental", "SELECT o.offer_id, v.* FROM rental_offers o JOIN vehicles v ON v.vehicle_id = o.vehicle_id"
     )
-    good, bad = set(), set()
+    good: set[str] = set()
+    bad: set[str] = set()
     for r in rows:
         cost = road.car_all_in(ctx, s, r["offer_id"])
         ok = s.vehicle_ok(r) and cost is not None and cost <= s.car_cap + 0.5
