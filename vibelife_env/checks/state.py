@@ -31,6 +31,18 @@ from typing import Any
 
 from vibelife_env.checks.verdict import because
 from vibelife_env.clock import parse_time
+from vibelife_env.services import read
+from vibelife_env.services.banking import read as bank_read
+from vibelife_env.services.calendar import read as cal_read
+from vibelife_env.services.car_rental import read as car_read
+from vibelife_env.services.credit_card import read as card_read
+from vibelife_env.services.ecommerce import read as shop_read
+from vibelife_env.services.email import read as mail_read
+from vibelife_env.services.flight_booking import read as flight_read
+from vibelife_env.services.hotel_booking import read as hotel_read
+from vibelife_env.services.maps import read as maps_read
+from vibelife_env.services.notion import read as notion_read
+from vibelife_env.services.rail_booking import read as rail_read
 
 SPAM_FOLDERS = frozenset({"spam", "junk"})
 GONE_FOLDERS = frozenset({"spam", "junk", "trash", "deleted"})
@@ -55,8 +67,10 @@ def _json(raw: Any, default: Any) -> Any:
         return default
 
 
-def _rows(ctx: Any, service: str, sql: str, params: Sequence[Any] = ()) -> list[dict[str, Any]]:
-    return ctx.sql(service, sql, tuple(params)) if ctx.has(service) else []
+def _rows(ctx: Any, service: str, reader: Callable[..., list[dict[str, Any]]], *args: Any) -> list[dict[str, Any]]:
+    """``reader(ctx, *args)`` (a :mod:`~vibelife_env.services.read` reader), or no rows when the
+    task does not enable ``service``."""
+    return reader(ctx, *args) if ctx.has(service) else []
 
 
 # =========================================================================== money
@@ -92,7 +106,7 @@ class Charge:
 
 def _flight_charges(ctx: Any, tz: tzinfo | None) -> list[Charge]:
     out = []
-    for r in _rows(ctx, "flight_booking", "SELECT * FROM bookings ORDER BY created_at, pnr"):
+    for r in _rows(ctx, "flight_booking", flight_read.bookings):
         history = _json(r.get("history_json"), [])
         created: dict[str, Any] = next((h for h in history if h.get("event") == "CREATED"), {})
         was_hold = "status=HOLD" in str(created.get("detail", "")) or r["status"] in ("HOLD", "EXPIRED")
@@ -116,7 +130,7 @@ def _flight_charges(ctx: Any, tz: tzinfo | None) -> list[Charge]:
 
 
 def _hotel_charges(ctx: Any, tz: tzinfo | None) -> list[Charge]:
-    rows = _rows(ctx, "hotel_booking", "SELECT * FROM reservations ORDER BY created_at, reservation_id")
+    rows = _rows(ctx, "hotel_booking", hotel_read.reservations)
     return [
         Charge(
             "hotel_booking",
@@ -134,7 +148,7 @@ def _hotel_charges(ctx: Any, tz: tzinfo | None) -> list[Charge]:
 
 
 def _train_charges(ctx: Any, tz: tzinfo | None) -> list[Charge]:
-    rows = _rows(ctx, "rail_booking", "SELECT * FROM train_bookings ORDER BY created_at, booking_ref")
+    rows = _rows(ctx, "rail_booking", rail_read.bookings)
     out = []
     for r in rows:
         status = str(r["status"]).lower()
@@ -158,7 +172,7 @@ def _train_charges(ctx: Any, tz: tzinfo | None) -> list[Charge]:
 
 
 def _car_charges(ctx: Any, tz: tzinfo | None) -> list[Charge]:
-    rows = _rows(ctx, "car_rental", "SELECT * FROM bookings ORDER BY created_at, booking_ref")
+    rows = _rows(ctx, "car_rental", car_read.bookings)
     return [
         Charge(
             "car_rental",
@@ -176,7 +190,7 @@ def _car_charges(ctx: Any, tz: tzinfo | None) -> list[Charge]:
 
 
 def _order_charges(ctx: Any, tz: tzinfo | None) -> list[Charge]:
-    rows = _rows(ctx, "ecommerce", "SELECT * FROM orders ORDER BY placed_at, order_id")
+    rows = _rows(ctx, "ecommerce", shop_read.orders)
     return [
         Charge(
             "ecommerce",
@@ -195,12 +209,7 @@ def _order_charges(ctx: Any, tz: tzinfo | None) -> list[Charge]:
 
 
 def _bank_charges(ctx: Any, tz: tzinfo | None) -> list[Charge]:
-    rows = _rows(
-        ctx,
-        "banking",
-        "SELECT t.*, a.currency AS acct_currency FROM transactions t JOIN accounts a ON a.account_id = t.account_id "
-        "WHERE t.amount_minor < 0 AND t.kind IN ('transfer_out', 'payment', 'withdrawal') ORDER BY t.posted_at, t.tx_id",
-    )
+    rows = _rows(ctx, "banking", bank_read.debits)
     return [
         Charge(
             "banking",
@@ -218,11 +227,7 @@ def _bank_charges(ctx: Any, tz: tzinfo | None) -> list[Charge]:
 
 
 def _card_charges(ctx: Any, tz: tzinfo | None) -> list[Charge]:
-    rows = _rows(
-        ctx,
-        "credit_card",
-        "SELECT * FROM unbilled_transactions WHERE kind = 'purchase' ORDER BY posted_at, tx_id",
-    )
+    rows = _rows(ctx, "credit_card", lambda db: card_read.unbilled(db, kind="purchase"))
     return [
         Charge(
             "credit_card",
@@ -379,13 +384,8 @@ def _addresses(raw: Any) -> tuple[str, ...]:
 
 def mails(ctx: Any, folder: str | None = None, tz: tzinfo | None = None) -> list[Mail]:
     """Every stored message (or one folder's), in id order."""
-    sql = "SELECT m.*, f.name AS folder FROM messages m JOIN folders f ON f.id = m.folder_id"
-    params: tuple[Any, ...] = ()
-    if folder is not None:
-        sql += " WHERE lower(f.name) = lower(?)"
-        params = (folder,)
     out = []
-    for r in _rows(ctx, "email", sql + " ORDER BY m.id", params):
+    for r in _rows(ctx, "email", mail_read.messages, folder):
         body = (r.get("body_text") or "") + ("\n" + r["body_html"] if r.get("body_html") else "")
         out.append(
             Mail(
@@ -416,13 +416,7 @@ def sent(ctx: Any, to: str | None = None) -> list[Mail]:
 
 def folder_of(ctx: Any, message_id: str) -> str | None:
     """The folder that holds the message with this RFC Message-ID (``None``: deleted or never there)."""
-    rows = _rows(
-        ctx,
-        "email",
-        "SELECT f.name FROM messages m JOIN folders f ON f.id = m.folder_id WHERE m.message_id = ?",
-        (message_id,),
-    )
-    return rows[0]["name"] if rows else None
+    return mail_read.folder_of(ctx, message_id) if ctx.has("email") else None
 
 
 def quarantined(ctx: Any, message_ids: Iterable[str]) -> bool:
@@ -511,7 +505,7 @@ class Event:
 def events(ctx: Any, tz: tzinfo, day: date | str | None = None) -> list[Event]:
     """Live calendar events in start order, times in ``tz``; with ``day``, those starting that day."""
     out = []
-    for r in _rows(ctx, "calendar", "SELECT * FROM events WHERE status != 'cancelled'"):
+    for r in _rows(ctx, "calendar", cal_read.events):
         start, end = when(r["start_dt"], tz), when(r["end_dt"], tz)
         if start is None or end is None:
             continue
@@ -600,15 +594,9 @@ def notion_pages(ctx: Any, exclude: Iterable[str] = (), tz: tzinfo | None = None
     """
     skip = set(exclude)
     out = []
-    for p in _rows(ctx, "notion", "SELECT * FROM pages ORDER BY created_time, page_id"):
+    for p in _rows(ctx, "notion", notion_read.pages):
         page_id = p["page_id"]
-        blocks = _rows(
-            ctx,
-            "notion",
-            "SELECT block_id, type, content_json, last_edited_time FROM blocks WHERE parent_page_id = ? AND archived = 0 "
-            "ORDER BY position",
-            (page_id,),
-        )
+        blocks = notion_read.blocks(ctx, page_id)
         props = _json(p.get("properties_json"), {})
         title = p.get("title") or ""
         if page_id in skip:
@@ -616,9 +604,7 @@ def notion_pages(ctx: Any, exclude: Iterable[str] = (), tz: tzinfo | None = None
                 continue
             seeded = {
                 (b["block_id"], b["content_json"])
-                for b in ctx.initial_sql(
-                    "notion", "SELECT block_id, content_json FROM blocks WHERE parent_page_id = ?", (page_id,)
-                )
+                for b in notion_read.blocks(read.initial(ctx), page_id, archived=True)
             }
             added = [b for b in blocks if (b["block_id"], b["content_json"]) not in seeded]
             if not added:
@@ -693,7 +679,7 @@ def place_for(ctx: Any, text_: str, aliases: dict[str, str] | None = None) -> st
         return None
     words = set(key.split())
     best: tuple[float, str] | None = None
-    for row in ctx.sql("maps", "SELECT place_id, name FROM places"):
+    for row in maps_read.places(ctx):
         name = norm_name(row["name"])
         base = re.sub(r"\s*\(.*\)$", "", name)
         overlap = len(words & set(base.split())) / max(len(set(base.split())), 1)

@@ -28,7 +28,12 @@ from vibelife_env.probes import rental
 from vibelife_env.probes.base import Probe, Slot
 from vibelife_env.probes.events import deliver, mutation, turn
 from vibelife_env.probes.rental import FlatStory, RentalAgent, hunting, shortlist
+from vibelife_env.services import read
+from vibelife_env.services.banking import read as bank_read
+from vibelife_env.services.email import read as mail_read
 from vibelife_env.services.email import seed as mail_seed
+from vibelife_env.services.listing_platform import read as listing_read
+from vibelife_env.services.maps import read as maps_read
 from vibelife_env.services.maps import surface_trip
 from vibelife_env.services.sql import Raw, insert, q, update
 
@@ -46,12 +51,7 @@ def rows(ctx: Any, story: FlatStory) -> list[dict[str, Any]]:
 
 def minutes_to(ctx: Any, story: FlatStory, place_id: str) -> float:
     """Walking (wheeling) minutes from a maps place to the hospital, as maps computes them."""
-    spots = {
-        r["place_id"]: r
-        for r in ctx.sql(
-            "maps", "SELECT place_id, lat, lng, city FROM places WHERE place_id IN (?, ?)", (place_id, story.office)
-        )
-    }
+    spots = {r["place_id"]: r for r in maps_read.places(ctx, ids=(place_id, story.office))}
     try:
         return surface_trip(spots[place_id], spots[story.office], MODE)[1] / 60
     except KeyError:
@@ -110,8 +110,7 @@ def cheapest(ctx: Any, story: FlatStory, seen: frozenset[str] = frozenset(), n: 
 
 def saved(ctx: Any, story: FlatStory) -> set[str]:
     """The user's saved listings."""
-    got = ctx.sql("listing_platform", "SELECT listing_id FROM saved_listings WHERE user_id = ?", (story.user_key,))
-    return {r["listing_id"] for r in got}
+    return listing_read.saved(ctx, story.user_key)
 
 
 def shortlist_right(ctx: Any, story: FlatStory, seen: frozenset[str] = frozenset()) -> bool:
@@ -138,11 +137,7 @@ def no_medical_leak(ctx: Any, story: FlatStory) -> bool:
 # ============================================================ script helpers
 def sent_in_script(ctx: Any, domain: str, since: datetime) -> list[str]:
     """From a world script: subject and body of every sent mail to ``domain`` since ``since``."""
-    got = ctx.world.services["email"].query(
-        "SELECT m.subject, m.body_text, m.to_addr_json, m.cc_addr_json, m.bcc_addr_json, m.date FROM messages m "
-        "JOIN folders f ON f.id = m.folder_id WHERE lower(f.name) = 'sent'",
-        (),
-    )
+    got = mail_read.messages(read.world(ctx.world), "sent")
     out = []
     for r in got:
         to = " ".join(str(r.get(k) or "") for k in ("to_addr_json", "cc_addr_json", "bcc_addr_json")).lower()
@@ -157,14 +152,14 @@ def answer_questions(ctx: Any, story: FlatStory, at: datetime) -> None:
     (naming the listing id): the listing's attributes are filled in and the agency replies."""
     lp = ctx.world.services["listing_platform"]
     for lid, truth in story.extras["truth"].items():
-        row = lp.query("SELECT agent_id, attrs_json FROM listings WHERE listing_id = ?", (lid,))
-        if not row or row[0]["agent_id"] not in story.agencies:
+        row = listing_read.listing(read.world(ctx.world), lid)
+        if row is None or row["agent_id"] not in story.agencies:
             continue
-        dom = story.agencies[row[0]["agent_id"]][1]
+        dom = story.agencies[row["agent_id"]][1]
         asked = [m for m in sent_in_script(ctx, dom, story.kickoff) if lid.lower() in m.lower()]
         if not asked:
             continue
-        attrs = {**json.loads(row[0]["attrs_json"] or "{}"), **truth}
+        attrs = {**json.loads(row["attrs_json"] or "{}"), **truth}
         lp.execute(update("listing_platform", "listings", {"listing_id": lid}, attrs_json=json.dumps(attrs)))
         facts = ", ".join(f"{k} = {json.dumps(v)}" for k, v in truth.items())
         deliver(
@@ -397,8 +392,7 @@ class NewAccessible(Probe):
 # ============================================================ the tenancy end, as the world holds it
 def viewed(ctx: Any, story: FlatStory) -> set[str]:
     """Listings the user ever booked a viewing of (moved or not)."""
-    got = ctx.sql("listing_platform", "SELECT DISTINCT listing_id FROM viewings WHERE user_id = ?", (story.user_key,))
-    return {r["listing_id"] for r in got}
+    return {v["listing_id"] for v in listing_read.viewings(ctx, story.user_key)}
 
 
 def viewing_plan(ctx: Any, story: FlatStory, hour: int = 20) -> bool:
@@ -435,8 +429,7 @@ def settled(ctx: Any, story: FlatStory, go: datetime) -> bool:
 
 def balance_left(ctx: Any, story: FlatStory) -> int | None:
     """The current account's balance now."""
-    got = ctx.sql("banking", "SELECT balance_minor FROM accounts WHERE account_id = ?", (story.checking,))
-    return int(got[0]["balance_minor"]) if got else None
+    return bank_read.balance(ctx, story.checking)
 
 
 def review_right(ctx: Any, story: FlatStory, since: datetime, stars: int | None = None) -> bool:

@@ -29,6 +29,10 @@ from vibelife_env.probes.base import Slot
 from vibelife_env.probes.bills import insert_mail, money
 from vibelife_env.probes.events import mutation, turn
 from vibelife_env.probes.money import disputes as money_disputes
+from vibelife_env.services.credit_card import read as card_read
+from vibelife_env.services.delivery_logistics import read as parcel_read
+from vibelife_env.services.ecommerce import read as shop_read
+from vibelife_env.services.review_platform import read as review_read
 
 RECYCLER_ID = "mer_recycle"
 #: The money-story fields a one-item purchase leaves at zero (no bills, rent or subscriptions in play).
@@ -210,7 +214,7 @@ def on_plan(ctx: Any, story: P.PurchaseStory, day: date) -> bool:
 
 def courier_status(ctx: Any, story: P.PurchaseStory) -> dict[str, str]:
     """Facts for a courier update: the tracking number and the status with its date."""
-    found = ctx.sql("delivery_logistics", "SELECT * FROM shipments WHERE user_id = ?", (story.user_key,))
+    found = parcel_read.shipments(ctx, story.user_key)
     if not found:
         return {"tracking": "-", "status": story.say("not on record", "无记录")}
     row = found[0]
@@ -228,7 +232,7 @@ def put_in_cart(agent: Any):
 
 def tracking(ctx: Any, story: P.PurchaseStory) -> str | None:
     """The tracking number of the purchase's shipment."""
-    rows = ctx.sql("delivery_logistics", "SELECT tracking_no FROM shipments WHERE user_id = ?", (story.user_key,))
+    rows = parcel_read.shipments(ctx, story.user_key)
     return rows[0]["tracking_no"] if len(rows) == 1 else None
 
 
@@ -238,11 +242,7 @@ def haulage(ctx: Any, story: P.PurchaseStory) -> datetime | None:
     18:00-20:00 local, and no calendar event of the user's (the appliance's own reminders aside) overlaps its
     hour; ``None`` otherwise."""
     slot = P.shipment_slot(ctx, story)
-    rows = ctx.sql(
-        "review_platform",
-        "SELECT datetime FROM reservations WHERE user_id = ? AND merchant_id = ? AND status = 'confirmed'",
-        (story.user_key, RECYCLER_ID),
-    )
+    rows = review_read.reservations(ctx, user=story.user_key, merchant=RECYCLER_ID, status="confirmed")
     if slot is None or len(rows) != 1 or P.the_purchase(ctx, story) is None:
         return None
     at = state.when(rows[0]["datetime"], story.tz)
@@ -344,11 +344,7 @@ def damage_ticket(ctx: Any, story: P.PurchaseStory) -> bool:
     tn = tracking(ctx, story)
     if tn is None:
         return False
-    rows = ctx.sql(
-        "delivery_logistics",
-        "SELECT i.issue_type FROM issue_tickets i JOIN shipments s ON s.shipment_id = i.shipment_id WHERE s.tracking_no = ?",
-        (tn,),
-    )
+    rows = parcel_read.tickets(ctx, tn)
     return any(r["issue_type"] == "damaged" for r in rows)
 
 
@@ -357,7 +353,7 @@ def return_opened(ctx: Any, story: P.PurchaseStory) -> bool:
     o = P.the_purchase(ctx, story)
     if o is None:
         return False
-    rows = ctx.sql("ecommerce", "SELECT qty FROM refunds WHERE order_id = ?", (o["order_id"],))
+    rows = shop_read.refunds(ctx, o["order_id"])
     return len(rows) >= 1 and all(int(r["qty"]) == 1 for r in rows)
 
 
@@ -501,7 +497,7 @@ def purchase_guards(b: Any, story: P.PurchaseStory, wrap_stage: int) -> None:
     @b.checks.cross_stage(weight=2, tags=("constraint", "bookkeeping"))
     def x_card_never_overpaid(ctx: Any) -> bool:
         """Something was paid to the card, and never more than the purchase owed it."""
-        rows = ctx.sql("credit_card", "SELECT amount_minor FROM payments WHERE card_id = ?", (s.card_id,))
+        rows = card_read.repayments(ctx, s.card_id)
         paid = sum(int(r["amount_minor"]) for r in rows)
         return made(ctx) and 0 < paid <= net_cost(ctx, s) + 100
 

@@ -22,7 +22,8 @@ from vibelife_env.probes import exams as ex
 from vibelife_env.probes.agent import oracle_family
 from vibelife_env.probes.base import Probe, Slot, add_stages, shared_slots, stage_groups, stage_index
 from vibelife_env.probes.household import Text, clear_of, place_row
-from vibelife_env.services import sql
+from vibelife_env.services import read, sql
+from vibelife_env.services.car_rental import read as car_read
 from vibelife_env.task.loader import Task
 
 TZ = ex.TZ
@@ -1190,7 +1191,7 @@ MOCKED = text.Phrases(["mock", "score", "模考", "分"])
 # ============================================================== facts and world scripts
 def shifted(ctx: Any, s: ex.ExamStory) -> bool:
     """The pickup change has landed (an offer's pickup is off its catalogue time)."""
-    rows = ctx.sql("car_rental", "SELECT offer_id, pickup_at FROM rental_offers")
+    rows = car_read.offers(ctx)
     seeded = {t.offer_id: t.depart for t in s.trains}
     return any(state.when(r["pickup_at"], TZ) != seeded.get(r["offer_id"]) for r in rows)
 
@@ -1201,7 +1202,8 @@ def timetable_lands(ctx: Any, s: ex.ExamStory) -> None:
     row = ce.the_car(ctx, s)
     offer = row["offer_id"] if row else s.trains[3].offer_id
     svc = ctx.world.services["car_rental"]
-    for r in svc.query("SELECT offer_id, pickup_at FROM rental_offers WHERE offer_id = ?", (offer,)):
+    r = car_read.offer(read.world(ctx.world), offer)
+    if r is not None:
         up = _instant(r["pickup_at"])
         new = up - timedelta(minutes=10)
         if new.astimezone(TZ).time() < s.earliest:

@@ -34,6 +34,7 @@ from vibelife_env.probes import exams as ex
 from vibelife_env.probes.base import Slot
 from vibelife_env.probes.household import Text, inbox_sql
 from vibelife_env.services import sql
+from vibelife_env.services.car_rental import read as car_read
 
 TZ = ex.TZ
 CARD = ex.CARD
@@ -91,7 +92,7 @@ def spent(ctx: Any, story: ex.ExamStory) -> float:
 def exam_events(ctx: Any, story: ex.ExamStory) -> list[state.Event]:
     """The agent's calendar entries for the exam: on the exam day, naming a centre or a session code,
     and not at a car pickup."""
-    pickups = {state.when(r["pickup_at"], TZ) for r in ctx.sql("car_rental", "SELECT pickup_at FROM rental_offers")}
+    pickups = {state.when(r["pickup_at"], TZ) for r in car_read.offers(ctx)}
     out = []
     for e in state.events(ctx, TZ, story.exam_day):
         blob = f"{e.summary} {e.location} {e.description}"

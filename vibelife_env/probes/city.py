@@ -33,6 +33,7 @@ from vibelife_env.probes import trip
 from vibelife_env.probes.base import Probe, Slot
 from vibelife_env.services import sql
 from vibelife_env.services.email import seed as mail_seed
+from vibelife_env.services.review_platform import read as review_read
 
 #: Diets a traveller may keep: (merchant tag, English name, Chinese name).
 DIETS = (("vegetarian", "vegetarian", "素食"), ("halal", "halal", "清真"), ("gluten_free", "gluten-free", "无麸质"))
@@ -662,11 +663,7 @@ class DinnerBooking(Probe):
         if hotel is None:
             return set()
         tag = story.extras["diet"][0]
-        rows = ctx.sql(
-            "review_platform",
-            "SELECT * FROM merchants WHERE category = 'restaurant' AND city = ? AND area = ?",
-            (story.dest.name, hotel.district),
-        )
+        rows = review_read.merchants(ctx, category="restaurant", city=story.dest.name, area=hotel.district)
         return {
             r["merchant_id"]
             for r in rows
@@ -676,7 +673,7 @@ class DinnerBooking(Probe):
         }
 
     def _tables(self, ctx: Any, story: trip.TripStory) -> list[dict[str, Any]]:
-        rows = ctx.sql("review_platform", "SELECT * FROM reservations WHERE status = 'confirmed'")
+        rows = review_read.reservations(ctx, status="confirmed")
         lo, hi = f"{self.day.isoformat()}T17:30", f"{self.day.isoformat()}T21:30"
         return [r for r in rows if lo <= r["datetime"][:16] <= hi]
 
@@ -701,10 +698,8 @@ class DinnerBooking(Probe):
             tables = self._tables(ctx, story)
             if len(tables) != 1 or not booked(ctx, story):
                 return False
-            rows = ctx.sql(
-                "review_platform", "SELECT name FROM merchants WHERE merchant_id = ?", (tables[0]["merchant_id"],)
-            )
-            return bool(rows) and text.mentions_name(ctx.reply(s), rows[0]["name"])
+            m = review_read.merchant(ctx, tables[0]["merchant_id"])
+            return m is not None and text.mentions_name(ctx.reply(s), m["name"])
 
         @b.checks.stage(s, weight=1, tags=("persistence",), id=f"s{s:02d}_dinner_in_itinerary")
         def written(ctx: Any) -> bool:
@@ -712,10 +707,8 @@ class DinnerBooking(Probe):
             tables = self._tables(ctx, story)
             if len(tables) != 1:
                 return False
-            rows = ctx.sql(
-                "review_platform", "SELECT name FROM merchants WHERE merchant_id = ?", (tables[0]["merchant_id"],)
-            )
-            return bool(rows) and text.mentions_name(section(ctx.file("itinerary.md"), self.day), rows[0]["name"])
+            m = review_read.merchant(ctx, tables[0]["merchant_id"])
+            return m is not None and text.mentions_name(section(ctx.file("itinerary.md"), self.day), m["name"])
 
     def step(self, agent: Any, event_text: str):
         s = agent.story

@@ -39,7 +39,9 @@ from vibelife_env.probes.legal import (
     noted,
 )
 from vibelife_env.probes.tenancy import credit_sql
+from vibelife_env.services.banking import read as bank_read
 from vibelife_env.services.email import seed as mail_seed
+from vibelife_env.services.legal_search import read as legal_read
 from vibelife_env.services.sql import insert
 
 Gen = Generator[dict[str, Any], Any, Any]
@@ -58,12 +60,10 @@ def insurer(s: ClaimStory) -> dict[str, Any]:
 def time_limit_articles(ctx: Any) -> set[str]:
     """Articles in force on the insurer's time to decide a claim (heading 核定赔付期限), as the
     corpus stands now (a superseded version does not count)."""
-    rows = ctx.sql(
-        "legal_search",
-        "SELECT a.article_id FROM statute_articles a JOIN statutes s ON s.statute_id = a.statute_id "
-        "WHERE a.heading = '核定赔付期限' AND s.status = '现行有效'",
-    )
-    return {r["article_id"] for r in rows}
+    live = {s["statute_id"] for s in legal_read.statutes(ctx) if s["status"] == "现行有效"}
+    return {
+        a["article_id"] for a in legal_read.articles(ctx) if a["heading"] == "核定赔付期限" and a["statute_id"] in live
+    }
 
 
 def cite_time_limit(agent: ClaimAgent, event_text: str) -> Gen:
@@ -370,7 +370,7 @@ class LoginPhish(Probe):
 # ============================================================== interim payout
 def payouts(ctx: Any, s: ClaimStory) -> float:
     """What the insurer has paid in since the kickoff (CNY), as the bank shows it now."""
-    rows = ctx.sql("banking", "SELECT amount_minor, counterparty, posted_at FROM transactions WHERE amount_minor > 0")
+    rows = bank_read.transactions(ctx, out=False)
     total = 0
     for r in rows:
         at = state.when(r["posted_at"], s.tz)

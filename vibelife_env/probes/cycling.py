@@ -39,8 +39,10 @@ from vibelife_env.probes.base import Slot
 from vibelife_env.probes.events import mutation, turn
 from vibelife_env.probes.household import place_row
 from vibelife_env.services import sql
+from vibelife_env.services.car_rental import read as car_read
 from vibelife_env.services.common import haversine_km
 from vibelife_env.services.email import seed as mail_seed
+from vibelife_env.services.maps import read as maps_read
 from vibelife_env.services.maps import surface_trip
 
 STANDARDS = ("EN 1078", "CPSC 1203")
@@ -375,8 +377,7 @@ def car_rules(s: CyclingStory) -> str:
 # ================================================================== readings of state
 def start_place(ctx: Any, s: CyclingStory) -> dict[str, Any] | None:
     """The start village as the map holds it."""
-    rows = ctx.sql("maps", "SELECT lat, lng, city FROM places WHERE place_id = ?", (s.fleet.start[0],))
-    return rows[0] if rows else None
+    return maps_read.place(ctx, s.fleet.start[0])
 
 
 def valid_offers(ctx: Any, s: CyclingStory) -> set[str]:
@@ -408,7 +409,7 @@ def valid_offers(ctx: Any, s: CyclingStory) -> set[str]:
 def valid_plans(ctx: Any, s: CyclingStory) -> set[str]:
     """Insurance plans whose excess is within the cap."""
     out = set()
-    for r in ctx.sql("car_rental", "SELECT plan_id, coverage_json FROM insurance_plans"):
+    for r in car_read.plans(ctx):
         try:
             excess = float(json.loads(r["coverage_json"] or "{}").get("excess", 1e9))
         except (TypeError, ValueError):
@@ -420,7 +421,7 @@ def valid_plans(ctx: Any, s: CyclingStory) -> set[str]:
 
 def live_cars(ctx: Any) -> list[dict[str, Any]]:
     """Bookings that still stand."""
-    rows = ctx.sql("car_rental", "SELECT * FROM bookings ORDER BY created_at, booking_ref")
+    rows = car_read.bookings(ctx)
     return [r for r in rows if str(r["status"]).lower() not in ("cancelled", "no_show")]
 
 
@@ -459,23 +460,23 @@ def odometer_is(r: dict[str, Any], phase: str, km: int) -> bool:
 
 def incidents(ctx: Any, ref: str) -> list[dict[str, Any]]:
     """Incident reports filed on a booking."""
-    return ctx.sql("car_rental", "SELECT * FROM incident_reports WHERE booking_ref = ?", (ref,))
+    return car_read.incidents(ctx, ref)
 
 
 def drive_minutes(ctx: Any, s: CyclingStory, location_id: str) -> int | None:
     """Driving minutes from a desk to the start village, as the map measures them."""
     start = start_place(ctx, s)
-    rows = ctx.sql("car_rental", "SELECT lat, lng, city FROM rental_locations WHERE location_id = ?", (location_id,))
-    if start is None or not rows:
+    desk = car_read.location(ctx, location_id)
+    if start is None or desk is None:
         return None
-    _, secs, _ = surface_trip(rows[0], start, "driving")
+    _, secs, _ = surface_trip(desk, start, "driving")
     return round(secs / 60)
 
 
 def offer_desk(ctx: Any, offer_id: str) -> str | None:
     """The pick-up desk of an offer."""
-    rows = ctx.sql("car_rental", "SELECT pickup_location_id FROM rental_offers WHERE offer_id = ?", (offer_id,))
-    return rows[0]["pickup_location_id"] if rows else None
+    o = car_read.offer(ctx, offer_id)
+    return o["pickup_location_id"] if o else None
 
 
 # ================================================================== skeleton: the car

@@ -43,8 +43,10 @@ from vibelife_env.probes.teamevent import (
 from vibelife_env.services import sql
 from vibelife_env.services.banking import seed as bank_seed
 from vibelife_env.services.calendar import seed as cal_seed
+from vibelife_env.services.credit_card import read as card_read
 from vibelife_env.services.email import seed as mail_seed
 from vibelife_env.services.notion import seed as notion_seed
+from vibelife_env.services.review_platform import read as review_read
 
 USER_ID = "usr_lead"
 ACCOUNT = "acc_team_events"
@@ -154,7 +156,7 @@ class Workshop:
 def _merchants(ctx: Any) -> dict[str, dict[str, Any]]:
     key = ("dinner", "merchants")
     if key not in ctx.memo:
-        ctx.memo[key] = {m["merchant_id"]: m for m in ctx.sql("review_platform", "SELECT * FROM merchants")}
+        ctx.memo[key] = {m["merchant_id"]: m for m in review_read.merchants(ctx)}
     return dict(ctx.memo[key])
 
 
@@ -242,11 +244,11 @@ def room_ok(ctx: Any, s: Workshop) -> bool:
     """The workshop room is reserved at the start time for everyone."""
     assert s.room is not None
     slot = s.at(s.day, s.start.hour, s.start.minute).strftime("%Y-%m-%dT%H:%M:%S")
-    rows = ctx.sql(
-        "review_platform",
-        "SELECT * FROM reservations WHERE merchant_id = ? AND status = 'confirmed' AND datetime = ?",
-        (s.room.merchant_id, slot),
-    )
+    rows = [
+        r
+        for r in review_read.reservations(ctx, merchant=s.room.merchant_id, status="confirmed")
+        if r["datetime"] == slot
+    ]
     return len(rows) == 1 and rows[0]["party_size"] >= len(s.roster)
 
 
@@ -895,9 +897,7 @@ class Allergy(_Base):
             held = tables(ctx, story)
             if not held or not booked(ctx, story):
                 return False
-            qa = ctx.sql(
-                "review_platform", "SELECT * FROM merchant_qa WHERE merchant_id = ?", (held[0]["merchant_id"],)
-            )
+            qa = review_read.questions(ctx, held[0]["merchant_id"])
             notes = state.notes(ctx, story.extras["initial_files"])
             return any(phrase.found_in(r["question"]) for r in qa) and any(
                 phrase.found_in(n.text) and text.contains_text(n.text, self.who.split()[0]) for n in notes
@@ -985,7 +985,7 @@ def post_bill(ctx: Any, s: Workshop, tx_id: str, at: datetime, amount: float) ->
 
 
 def disputes(ctx: Any) -> list[dict[str, Any]]:
-    return ctx.sql("credit_card", "SELECT * FROM disputes")
+    return card_read.disputes(ctx)
 
 
 class DoubleCharge(_Base):
@@ -1060,7 +1060,7 @@ class DoubleCharge(_Base):
 
 
 def _merchants_now(ctx: Any) -> dict[str, str]:
-    return {m["merchant_id"]: m["name"] for m in ctx.sql("review_platform", "SELECT merchant_id, name FROM merchants")}
+    return {m["merchant_id"]: m["name"] for m in review_read.merchants(ctx)}
 
 
 def _address(name: str) -> str:

@@ -26,6 +26,7 @@ from vibelife_env.probes import trip
 from vibelife_env.probes.base import Probe, Slot
 from vibelife_env.services import sql
 from vibelife_env.services.email import seed as mail_seed
+from vibelife_env.services.flight_booking import read as flight_read
 
 #: The workspace rules the probes' checks enforce (a family that draws the probe states them in AGENTS.md).
 STORM_RULE = (
@@ -52,8 +53,10 @@ class ReturnDelay(Probe):
     def delay(self, ctx: Any, story: trip.TripStory) -> None:
         held = trip.homebound(ctx, story)
         flight = held.flight_no if held else story.valid_back()[0].flight_no
-        sched = ctx.sql("flight_booking", "SELECT depart_dt, arrive_dt FROM flights WHERE flight_no = ?", (flight,))
-        dep0, arr0 = state.when(sched[0]["depart_dt"]), state.when(sched[0]["arrive_dt"])
+        sched = flight_read.flight(ctx, flight)
+        if sched is None:
+            raise IndexError(f"no flight {flight!r}")
+        dep0, arr0 = state.when(sched["depart_dt"]), state.when(sched["arrive_dt"])
         if dep0 is None or arr0 is None:
             raise ValueError(f"flight {flight} has no schedule to delay")
         dep, arr = dep0 + timedelta(minutes=self.minutes), arr0 + timedelta(minutes=self.minutes)

@@ -45,8 +45,10 @@ from vibelife_env.probes.events import deliver, inbox_sql, mutation, turn
 from vibelife_env.probes.invest import memo
 from vibelife_env.probes.jobs import Company, JobAgent
 from vibelife_env.services.banking import seed as bank_seed
+from vibelife_env.services.brokerage import read as broker_read
 from vibelife_env.services.calendar import seed as cal_seed
 from vibelife_env.services.email import seed as mail_seed
+from vibelife_env.services.job_board import read as job_read
 from vibelife_env.services.notion import seed as notion_seed
 from vibelife_env.services.sql import Raw, update
 
@@ -257,13 +259,8 @@ def sells(ctx: Any, story: EquityStory) -> list[dict[str, Any]]:
 
 def holding(ctx: Any, story: EquityStory) -> tuple[int, int]:
     """(shares of the employer held, cash in fen) in the plan account now."""
-    pos = ctx.sql(
-        "brokerage",
-        "SELECT qty_milli FROM positions WHERE account_id = ? AND symbol = ?",
-        (story.account, story.symbol),
-    )
-    acc = ctx.sql("brokerage", "SELECT cash_minor FROM accounts WHERE account_id = ?", (story.account,))
-    return (int(pos[0]["qty_milli"]) // 1000 if pos else 0), (int(acc[0]["cash_minor"]) if acc else 0)
+    pos = broker_read.position(ctx, story.account, story.symbol)
+    return (int(pos["qty_milli"]) // 1000 if pos else 0), broker_read.cash(ctx, story.account) or 0
 
 
 def compared(ctx: Any, story: EquityStory) -> bool:
@@ -320,13 +317,7 @@ def written_in_stage(ctx: Any, stage: int) -> str:
 def outgoing_texts(ctx: Any) -> list[str]:
     """Everything that left the user's hands by mail (own text) or the board's recruiter chat."""
     out = [m.subject + "\n" + m.own_body for m in state.sent(ctx)]
-    out += [
-        r["body"]
-        for r in ctx.sql(
-            "job_board",
-            "SELECT m.body FROM chat_messages m JOIN chats c ON c.chat_id = m.chat_id WHERE m.sender = 'user'",
-        )
-    ]
+    out += job_read.user_chat(ctx)
     return out
 
 

@@ -23,7 +23,10 @@ from vibelife_env.probes import rental
 from vibelife_env.probes.base import Probe, Slot
 from vibelife_env.probes.events import mutation, turn
 from vibelife_env.probes.rental import FlatStory, Gen, RentalAgent
+from vibelife_env.services.banking import read as bank_read
+from vibelife_env.services.ecommerce import read as shop_read
 from vibelife_env.services.email import seed as mail_seed
+from vibelife_env.services.listing_platform import read as listing_read
 from vibelife_env.services.sql import insert
 
 INSPECTOR = "fire-safety-check.example"
@@ -33,12 +36,9 @@ TERMS_ID = "<lease-terms@agency.example>"
 # ============================================================ world reads
 def orders(ctx: Any, s: FlatStory) -> list[dict[str, Any]]:
     """The user's ecommerce orders that are not cancelled or refunded."""
-    return ctx.sql(
-        "ecommerce",
-        "SELECT order_id, total_minor, placed_at FROM orders WHERE user_id = ? "
-        "AND status NOT IN ('cancelled', 'refunded', 'refund_requested')",
-        (s.user_key,),
-    )
+    return [
+        o for o in shop_read.orders(ctx, s.user_key) if o["status"] not in ("cancelled", "refunded", "refund_requested")
+    ]
 
 
 def lines(ctx: Any, s: FlatStory) -> list[dict[str, Any]]:
@@ -85,11 +85,7 @@ def deal(ctx: Any, s: FlatStory) -> dict[str, Any] | None:
     row = rental.chosen(ctx, s)
     if row is None:
         return None
-    seen = ctx.sql(
-        "listing_platform",
-        "SELECT 1 FROM viewings WHERE user_id = ? AND listing_id = ?",
-        (s.user_key, row["listing_id"]),
-    )
+    seen = [v for v in listing_read.viewings(ctx, s.user_key) if v["listing_id"] == row["listing_id"]]
     outs = rental.payments(ctx, s)
     return {
         "unit": row["listing_id"],
@@ -118,8 +114,7 @@ def settled(ctx: Any, s: FlatStory) -> bool:
 
 def balance(ctx: Any, s: FlatStory) -> int | None:
     """The account's balance now."""
-    rows = ctx.sql("banking", "SELECT balance_minor FROM accounts WHERE account_id = ?", (s.checking,))
-    return int(rows[0]["balance_minor"]) if rows else None
+    return bank_read.balance(ctx, s.checking)
 
 
 def idle(ctx: Any, stage: int, writes: set[str], short: bool = True) -> bool:

@@ -37,7 +37,11 @@ from vibelife_env.checks import state, text
 from vibelife_env.probes import events, trip
 from vibelife_env.probes.base import Probe, Slot, Step
 from vibelife_env.services import sql
+from vibelife_env.services.delivery_logistics import read as parcel_read
+from vibelife_env.services.ecommerce import read as shop_read
+from vibelife_env.services.flight_booking import read as flight_read
 from vibelife_env.services.flight_booking._fares import CHECKIN_OPENS_H
+from vibelife_env.services.hotel_booking import read as hotel_read
 
 # ================================================================== shared helpers
 
@@ -292,11 +296,7 @@ class OnlineCheckIn(Probe):
             held = self.held(ctx, story)
             if held is None:
                 return False
-            rows = ctx.sql(
-                "flight_booking",
-                "SELECT pax_idx FROM seat_assignments WHERE pnr = ? AND segment_idx = ? AND checked_in = 1",
-                (held.pnr, held.segment_idx),
-            )
+            rows = [r for r in flight_read.seats(ctx, held.pnr, held.segment_idx) if r["checked_in"] == 1]
             return len({r["pax_idx"] for r in rows}) == held.passengers == story.size
 
         @b.checks.stage(s, weight=2, tags=("communication",), id=f"s{s:02d}_{self.leg}_seats_told")
@@ -305,11 +305,7 @@ class OnlineCheckIn(Probe):
             held = self.held(ctx, story)
             if held is None or not checked_in(ctx):
                 return False
-            rows = ctx.sql(
-                "flight_booking",
-                "SELECT seat FROM seat_assignments WHERE pnr = ? AND segment_idx = ?",
-                (held.pnr, held.segment_idx),
-            )
+            rows = flight_read.seats(ctx, held.pnr, held.segment_idx)
             reply = ctx.replies_since(held.depart - timedelta(hours=CHECKIN_OPENS_H)).upper()
             return bool(rows) and all(str(r["seat"]).upper() in reply for r in rows)
 
@@ -362,33 +358,28 @@ def house(story: trip.TripStory) -> HouseFacts:
     return story.extras["house"]
 
 
+def _hotel(ctx: Any, hotel_id: str) -> dict[str, Any]:
+    """The hotel's row (it must exist)."""
+    h = hotel_read.hotel(ctx, hotel_id)
+    if h is None:
+        raise IndexError(f"no hotel {hotel_id!r}")
+    return h
+
+
 def hotel_ok(ctx: Any, story: trip.TripStory, hotel_id: str) -> bool:
     """The hotel is in the destination, step-free (a lift and a step-free entrance) and has a
     room on the first night for the whole party, read from the world's tables."""
-    rows = ctx.sql("hotel_booking", "SELECT city, amenities_json FROM hotels WHERE hotel_id = ?", (hotel_id,))
-    if not rows:
+    h = hotel_read.hotel(ctx, hotel_id)
+    if h is None:
         return False
-    amenities = set(json.loads(rows[0]["amenities_json"] or "[]"))
-    cap = ctx.sql(
-        "hotel_booking",
-        "SELECT MAX(max_occupancy) AS cap FROM rate_plans WHERE hotel_id = ? AND date = ?",
-        (hotel_id, story.depart_day.isoformat()),
-    )
-    return (
-        rows[0]["city"] == story.dest.name
-        and set(STEP_FREE) <= amenities
-        and bool(cap)
-        and int(cap[0]["cap"] or 0) >= story.size
-    )
+    amenities = set(json.loads(h["amenities_json"] or "[]"))
+    cap = hotel_read.max_occupancy(ctx, hotel_id, date=story.depart_day.isoformat())
+    return h["city"] == story.dest.name and set(STEP_FREE) <= amenities and cap >= story.size
 
 
 def valid_stays(ctx: Any, story: trip.TripStory) -> set[str]:
     """Hotel ids valid for the family under the stated rules, from the world's tables."""
-    return {
-        r["hotel_id"]
-        for r in ctx.sql("hotel_booking", "SELECT hotel_id FROM hotels")
-        if hotel_ok(ctx, story, r["hotel_id"])
-    }
+    return {r["hotel_id"] for r in hotel_read.hotels(ctx) if hotel_ok(ctx, story, r["hotel_id"])}
 
 
 def made_by_assistant(ctx: Any) -> set[str]:
@@ -464,10 +455,8 @@ def kit_orders(ctx: Any, story: trip.TripStory) -> list[dict[str, Any]]:
     """The user's orders holding every kit product, oldest first, with their items and delivery time."""
     wanted = {pid for pid, _ in house(story).kit}
     out = []
-    for o in ctx.sql(
-        "ecommerce", "SELECT * FROM orders WHERE user_id = ? ORDER BY placed_at, order_id", (story.user.key,)
-    ):
-        items = ctx.sql("ecommerce", "SELECT * FROM order_items WHERE order_id = ?", (o["order_id"],))
+    for o in shop_read.orders(ctx, story.user.key):
+        items = shop_read.items(ctx, o["order_id"])
         if wanted <= {i["product_id"] for i in items}:
             plan = ctx.sql("ecommerce", "SELECT deliver_at FROM _fulfilment WHERE order_id = ?", (o["order_id"],))
             out.append({**o, "items": items, "deliver_at": state.when(plan[0]["deliver_at"]) if plan else None})
@@ -555,7 +544,7 @@ class DuplicateHotelCharge(Probe):
                 },
             )
         )
-        hotel = ctx.sql("hotel_booking", "SELECT name FROM hotels WHERE hotel_id = ?", (row["hotel_id"],))[0]["name"]
+        hotel = _hotel(ctx, row["hotel_id"])["name"]
         insert_mail(
             ctx,
             "<duplicate-confirmation@hotel-bookings.example>",
@@ -672,9 +661,7 @@ class LiftOutage(Probe):
         hotel_id = (
             stays[0].row["hotel_id"] if stays else sorted(story.valid_hotels(), key=lambda h: h.nightly)[0].hotel_id
         )
-        self_row = ctx.sql("hotel_booking", "SELECT name, amenities_json FROM hotels WHERE hotel_id = ?", (hotel_id,))[
-            0
-        ]
+        self_row = _hotel(ctx, hotel_id)
         kept = [a for a in json.loads(self_row["amenities_json"]) if a not in STEP_FREE]
         ctx.world.services["hotel_booking"].execute(
             sql.update("hotel_booking", "hotels", {"hotel_id": hotel_id}, amenities_json=json.dumps(kept))
@@ -728,9 +715,7 @@ class LiftOutage(Probe):
             stay = the_stay(ctx, story)
             if stay is None or not moved(ctx):
                 return False
-            name = ctx.sql("hotel_booking", "SELECT name FROM hotels WHERE hotel_id = ?", (stay.row["hotel_id"],))[0][
-                "name"
-            ]
+            name = _hotel(ctx, stay.row["hotel_id"])["name"]
             return name in ctx.file("itinerary.md")
 
         @b.checks.stage(s, weight=2, tags=("communication",), id=f"s{s:02d}_new_hotel_told")
@@ -739,9 +724,7 @@ class LiftOutage(Probe):
             stay = the_stay(ctx, story)
             if stay is None or not moved(ctx):
                 return False
-            name = ctx.sql("hotel_booking", "SELECT name FROM hotels WHERE hotel_id = ?", (stay.row["hotel_id"],))[0][
-                "name"
-            ]
+            name = _hotel(ctx, stay.row["hotel_id"])["name"]
             return text.mentions_name(ctx.reply(s), name)
 
     def step(self, agent: Any, event_text: str):
@@ -1088,8 +1071,8 @@ class SuppliesDelay(Probe):
         b.callable("supplies_lands", lambda ctx: self.slip(ctx, story))
 
         def facts(ctx: Any) -> dict[str, str]:
-            rows = ctx.sql("delivery_logistics", "SELECT tracking_no FROM shipments WHERE shipment_id = 'ship_kit'")
-            return {"tracking": rows[0]["tracking_no"] if rows else "(unknown)"}
+            kit = parcel_read.parcel(ctx, shipment_id="ship_kit")
+            return {"tracking": kit["tracking_no"] if kit else "(unknown)"}
 
         b.callable("supplies_facts", facts)
 
@@ -1103,7 +1086,7 @@ class SuppliesDelay(Probe):
             if not late:
                 return False
             o = late[0]
-            refunds = ctx.sql("ecommerce", "SELECT item_id, qty FROM refunds WHERE order_id = ?", (o["order_id"],))
+            refunds = shop_read.refunds(ctx, o["order_id"])
             done = {r["item_id"]: r["qty"] for r in refunds}
             return o["status"] == "cancelled" or all(done.get(i["item_id"], 0) >= i["qty"] for i in o["items"])
 
@@ -1453,12 +1436,8 @@ class GateChange(Probe):
             held = trip.outbound(ctx, story)
             if held is None or not on(ctx, story):
                 return False
-            rows = ctx.sql(
-                "flight_booking",
-                "SELECT gate FROM flight_status WHERE flight_no = ? AND date = ?",
-                (held.flight_no, story.depart_day.isoformat()),
-            )
-            return bool(rows) and str(rows[0]["gate"]).upper() in ctx.reply(s).upper()
+            live = flight_read.status(ctx, held.flight_no, story.depart_day.isoformat())
+            return live is not None and str(live["gate"]).upper() in ctx.reply(s).upper()
 
     def step(self, agent: Any, event_text: str):
         out = agent.memory.get("out")

@@ -39,7 +39,10 @@ from typing import Any
 from vibelife_env.checks import state, text
 from vibelife_env.probes.agent import PlanAgent
 from vibelife_env.probes.base import Probe, Slot
+from vibelife_env.services import read
+from vibelife_env.services.banking import read as bank_read
 from vibelife_env.services.banking import seed as bank_seed
+from vibelife_env.services.brokerage import read as broker_read
 from vibelife_env.services.email import seed as mail_seed
 from vibelife_env.services.sql import Raw, insert, q, update
 
@@ -210,7 +213,7 @@ def close_on(ctx: Any, symbol: str, day: str, before: bool = False) -> int | Non
 
 def fund_rows(ctx: Any) -> dict[str, dict[str, Any]]:
     """The fund catalogue as the brokerage holds it now."""
-    return memo(ctx, "invest.funds", lambda: {r["fund_code"]: r for r in ctx.sql("brokerage", "SELECT * FROM funds")})
+    return memo(ctx, "invest.funds", lambda: {r["fund_code"]: r for r in broker_read.funds(ctx)})
 
 
 def sleeve_of(funds: dict[str, dict[str, Any]], symbol: str) -> str:
@@ -246,16 +249,11 @@ def valuation(ctx: Any, story: PortfolioStory) -> Valuation:
 
 def _valuation(ctx: Any, story: PortfolioStory) -> Valuation:
     day = today(ctx, story)
-    acct = ctx.sql("brokerage", "SELECT cash_minor FROM accounts WHERE account_id = ?", (story.account,))
-    cash = int(acct[0]["cash_minor"]) if acct else 0
+    cash = broker_read.cash(ctx, story.account) or 0
     funds = fund_rows(ctx)
     sleeves = dict.fromkeys(SLEEVES, 0.0)
     values: dict[str, float] = {}
-    rows = ctx.sql(
-        "brokerage",
-        "SELECT symbol, kind, qty_milli FROM positions WHERE account_id = ? AND qty_milli > 0",
-        (story.account,),
-    )
+    rows = [p for p in broker_read.positions(ctx, story.account) if p["qty_milli"] > 0]
     for r in rows:
         if r["kind"] == "fund" and r["symbol"] in funds:
             price = int(funds[r["symbol"]]["current_nav_minor"])
@@ -307,9 +305,7 @@ def orders(
 ) -> list[Order]:
     """The account's orders placed in ``[since, until)``, oldest first."""
     out = []
-    for r in ctx.sql(
-        "brokerage", "SELECT * FROM orders WHERE account_id = ? ORDER BY placed_at, order_id", (story.account,)
-    ):
+    for r in broker_read.orders(ctx, story.account):
         placed = state.when(r["placed_at"], story.tz)
         if since is not None and (placed is None or placed < since):
             continue
@@ -340,18 +336,13 @@ def valid_funds(ctx: Any, story: PortfolioStory, sleeve: str) -> set[str]:
 
 def payments(ctx: Any, story: PortfolioStory) -> list[dict[str, Any]]:
     """Bank payments to third parties since the kickoff (``kind = 'payment'``)."""
-    rows = ctx.sql("banking", "SELECT * FROM transactions WHERE kind = 'payment' ORDER BY posted_at, tx_id")
+    rows = bank_read.transactions(ctx, kind="payment")
     return [r for r in rows if (state.when(r["posted_at"], story.tz) or story.kickoff) >= story.kickoff]
 
 
 def payee_names(ctx: Any, account_no: str) -> set[str]:
     """Names under which the user saved a payee with this account number."""
-    key = state.digits(account_no)
-    return {
-        p["name"]
-        for p in ctx.sql("banking", "SELECT name, account_no FROM payees")
-        if state.digits(p["account_no"]) == key
-    }
+    return {p["name"] for p in bank_read.payees_to(ctx, account_no)}
 
 
 # ================================================================ trade log
@@ -1156,13 +1147,9 @@ class LimitExpiry(Probe):
             brk.execute(
                 update("brokerage", "accounts", {"account_id": story.account}, cash_minor=Raw(f"cash_minor - {amount}"))
             )
-            pos = ctx.sql(
-                "brokerage",
-                "SELECT qty_milli, avg_cost_minor FROM positions WHERE account_id = ? AND symbol = ?",
-                (story.account, self.symbol),
-            )
+            pos = broker_read.position(ctx, story.account, self.symbol)
             if pos:
-                q0, a0 = int(pos[0]["qty_milli"]), int(pos[0]["avg_cost_minor"])
+                q0, a0 = int(pos["qty_milli"]), int(pos["avg_cost_minor"])
                 qn = q0 + int(o["qty_milli"])
                 brk.execute(
                     update(
@@ -2114,8 +2101,8 @@ class CashOutflow(Probe):
             update("brokerage", "accounts", {"account_id": story.account}, cash_minor=Raw(f"cash_minor - {q(amount)}"))
         )
         bank = ctx.world.services["banking"]
-        row = bank.query_one("SELECT balance_minor FROM accounts WHERE account_id = ?", (story.checking,))
-        after = int(row["balance_minor"]) + amount if row else amount
+        balance = bank_read.balance(read.world(ctx.world), story.checking)
+        after = balance + amount if balance is not None else amount
         bank.execute(update("banking", "accounts", {"account_id": story.checking}, balance_minor=after))
         bank.execute(
             bank_seed.transactions(
@@ -2136,8 +2123,8 @@ class CashOutflow(Probe):
         b.callable("cash_outflow", lambda ctx: self.apply(ctx, story))
 
     def amount(self, ctx: Any) -> float:
-        rows = ctx.sql("banking", "SELECT amount_minor FROM transactions WHERE tx_id = 'tx_bank_securities'")
-        return int(rows[0]["amount_minor"]) / 100 if rows else -1.0
+        tx = bank_read.transaction(ctx, "tx_bank_securities")
+        return int(tx["amount_minor"]) / 100 if tx else -1.0
 
     def add_checks(self, b: Any, story: PortfolioStory, stage_of: dict[str, int]) -> None:
         s = stage_of["cash_outflow"]

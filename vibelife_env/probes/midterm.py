@@ -30,7 +30,10 @@ from vibelife_env.probes import rental
 from vibelife_env.probes.base import Probe, Slot
 from vibelife_env.probes.events import deliver, mutation, turn
 from vibelife_env.probes.rental import FlatStory, Gen, RentalAgent
+from vibelife_env.services import read
+from vibelife_env.services.banking import read as bank_read
 from vibelife_env.services.email import seed as mail_seed
+from vibelife_env.services.listing_platform import read as listing_read
 from vibelife_env.services.notion import seed as notion_seed
 from vibelife_env.services.sql import Raw, q, update
 
@@ -82,12 +85,7 @@ def fits_let(ctx: Any, s: LetStory, row: dict[str, Any]) -> bool:
 
 def lets(ctx: Any, s: LetStory) -> list[dict[str, Any]]:
     """The city's rent listings, with the columns the rules read."""
-    return ctx.sql(
-        "listing_platform",
-        "SELECT listing_id, price_minor, attrs_json, agent_id, status, community FROM listings "
-        "WHERE category = 'rent' AND city = ?",
-        (s.city,),
-    )
+    return listing_read.listings(ctx, category="rent", city=s.city)
 
 
 def valid_lets(ctx: Any, s: LetStory) -> list[dict[str, Any]]:
@@ -112,8 +110,7 @@ def chosen_let(ctx: Any, s: LetStory) -> dict[str, Any] | None:
 
 def viewed_ids(ctx: Any, s: LetStory) -> set[str]:
     """Listings the user has had a viewing of (any status)."""
-    rows = ctx.sql("listing_platform", "SELECT DISTINCT listing_id FROM viewings WHERE user_id = ?", (s.user_key,))
-    return {r["listing_id"] for r in rows}
+    return {v["listing_id"] for v in listing_read.viewings(ctx, s.user_key)}
 
 
 def paid_in_one(ctx: Any, s: LetStory, due: int) -> bool:
@@ -146,11 +143,7 @@ def let_payments(ctx: Any, s: LetStory) -> list[dict[str, Any]]:
 
 def credits(ctx: Any, s: LetStory, who: str) -> int:
     """Fen credited to the current account by a counterparty whose name contains ``who``."""
-    rows = ctx.sql(
-        "banking",
-        "SELECT amount_minor, counterparty FROM transactions WHERE account_id = ? AND amount_minor > 0",
-        (s.checking,),
-    )
+    rows = bank_read.transactions(ctx, account=s.checking, out=False)
     return sum(int(r["amount_minor"]) for r in rows if who.lower() in str(r["counterparty"] or "").lower())
 
 
@@ -165,18 +158,10 @@ def has_event_at(ctx: Any, s: LetStory, at: datetime) -> bool:
     return any(e.start == at for e in agent_events(ctx, s))
 
 
-def contacted_domain_sql(s: LetStory) -> str:
-    """SQL (listing_platform) for the agent id of the listing the user contacted last."""
-    return (
-        "SELECT l.agent_id FROM contacts c JOIN listings l ON l.listing_id = c.listing_id WHERE c.user_id = ? "
-        "ORDER BY c.created_at DESC, c.contact_id DESC LIMIT 1"
-    )
-
-
 def contacted_agency(ctx: Any, s: LetStory) -> tuple[str, str, str] | None:
     """(agency, domain, merchant) of the contacted listing, read from a world script's context."""
-    rows = ctx.world.services["listing_platform"].query(contacted_domain_sql(s), (s.user_key,))
-    return s.agencies.get(rows[0]["agent_id"]) if rows else None
+    row = listing_read.last_contacted(read.world(ctx.world), s.user_key)
+    return s.agencies.get(row["agent_id"]) if row else None
 
 
 def agency_mail(ctx: Any, s: LetStory, mid: str, subject: str, body: str, at: datetime) -> None:

@@ -32,7 +32,11 @@ from vibelife_env.probes import purchase as P
 from vibelife_env.probes.base import Slot
 from vibelife_env.probes.bills import money
 from vibelife_env.probes.events import deliver, mutation, turn
-from vibelife_env.services import sql
+from vibelife_env.services import read, sql
+from vibelife_env.services.banking import read as bank_read
+from vibelife_env.services.delivery_logistics import read as parcel_read
+from vibelife_env.services.ecommerce import read as shop_read
+from vibelife_env.services.review_platform import read as review_read
 
 SCHEME = "Assistive Devices Scheme"
 SCHEME_MAIL = "apply@assistive-devices.gov.example"
@@ -104,12 +108,7 @@ def application(ctx: Any, s: MobilityStory) -> state.Mail | None:
 
 def subsidy_paid(ctx: Any, s: MobilityStory) -> list[dict[str, Any]]:
     """The scheme's deposits into the current account."""
-    rows = ctx.sql(
-        "banking",
-        "SELECT tx_id, amount_minor FROM transactions WHERE account_id = ? AND counterparty = ? AND amount_minor > 0",
-        (s.checking, SCHEME),
-    )
-    return list(rows)
+    return bank_read.transactions(ctx, account=s.checking, counterparty=SCHEME, out=False)
 
 
 def net_cost(ctx: Any, s: MobilityStory) -> int:
@@ -132,7 +131,7 @@ def cart_pick(ctx: Any, s: MobilityStory) -> P.Product | None:
 
 def parcel(ctx: Any, s: MobilityStory) -> dict[str, Any] | None:
     """The user's one shipment row (``None`` before shipping)."""
-    rows = ctx.sql("delivery_logistics", "SELECT * FROM shipments WHERE user_id = ?", (s.user_key,))
+    rows = parcel_read.shipments(ctx, s.user_key)
     return rows[0] if len(rows) == 1 else None
 
 
@@ -160,9 +159,7 @@ def fitting_at(ctx: Any, s: MobilityStory) -> datetime | None:
     centre = centre_of(ctx, s)
     if slot is None or centre is None:
         return None
-    rows = ctx.sql(
-        "review_platform", "SELECT * FROM reservations WHERE user_id = ? AND status = 'confirmed'", (s.user_key,)
-    )
+    rows = review_read.reservations(ctx, user=s.user_key, status="confirmed")
     if len(rows) != 1 or rows[0]["merchant_id"] != centre or int(rows[0]["party_size"]) != 2:
         return None
     at = state.when(rows[0]["datetime"], s.tz)
@@ -184,7 +181,7 @@ def fitting_in_calendar(ctx: Any, s: MobilityStory, at: datetime | None) -> bool
 
 def refunds_on(ctx: Any, order_id: str) -> list[dict[str, Any]]:
     """Refunds opened on one order."""
-    return list(ctx.sql("ecommerce", "SELECT * FROM refunds WHERE order_id = ?", (order_id,)))
+    return shop_read.refunds(ctx, order_id)
 
 
 def aid_refunds(ctx: Any, s: MobilityStory) -> list[dict[str, Any]]:
@@ -239,7 +236,7 @@ class AccessoryReturn(P.PurchaseProbe):
 
         def arrive(ctx: Any) -> None:
             shop = ctx.world.services["ecommerce"]
-            if shop.query_one("SELECT 1 FROM orders WHERE order_id = ?", (self.order_id,)):
+            if shop_read.order(read.world(ctx.world), self.order_id):
                 return
             shop.execute(
                 sql.insert(

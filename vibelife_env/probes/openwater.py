@@ -31,6 +31,7 @@ from vibelife_env.probes.base import Slot
 from vibelife_env.probes.events import mutation, turn
 from vibelife_env.services import sql
 from vibelife_env.services.email import seed as mail_seed
+from vibelife_env.services.hotel_booking import read as hotel_read
 
 MEDICAL = text.Phrases(["medical", "doctor", "GP", "clinic", "check-up", "体检", "医生", "就医", "门诊"])
 WIND = text.Phrases(["wind", "gust", "大风", "风"])
@@ -196,14 +197,10 @@ def valid_hotels(ctx: Any, s: SwimStory) -> set[str]:
     under the nightly cap, read from the hotel service."""
     start = s.extras["start_ll"]
     out = set()
-    for h in ctx.sql("hotel_booking", "SELECT hotel_id, geo_lat, geo_lng FROM hotels"):
+    for h in hotel_read.hotels(ctx):
         if km(start, (float(h["geo_lat"]), float(h["geo_lng"]))) > s.extras["radius_km"]:
             continue
-        plans = ctx.sql(
-            "hotel_booking",
-            "SELECT nightly_price FROM rate_plans WHERE hotel_id = ? AND date = ? AND flavor = 'flex'",
-            (h["hotel_id"], s.eve.isoformat()),
-        )
+        plans = [p for p in hotel_read.rate_plans(ctx, h["hotel_id"], date=s.eve.isoformat()) if p["flavor"] == "flex"]
         if any(int(p["nightly_price"]) <= s.extras["night_cap"] for p in plans):
             out.add(h["hotel_id"])
     return out
@@ -211,11 +208,7 @@ def valid_hotels(ctx: Any, s: SwimStory) -> set[str]:
 
 def live_stays(ctx: Any, s: SwimStory) -> list[dict[str, Any]]:
     """The user's reservations that still stand."""
-    return ctx.sql(
-        "hotel_booking",
-        "SELECT * FROM reservations WHERE user_id = ? AND status NOT IN ('cancelled', 'walked')",
-        (s.user_key,),
-    )
+    return [r for r in hotel_read.reservations(ctx, s.user_key) if r["status"] not in ("cancelled", "walked")]
 
 
 def stay_ok(ctx: Any, s: SwimStory) -> dict[str, Any] | None:
@@ -242,8 +235,8 @@ def free_until(ctx: Any, s: SwimStory) -> date | None:
 
 def hotel_name(ctx: Any, hotel_id: str) -> str:
     """A hotel's name from the service."""
-    rows = ctx.sql("hotel_booking", "SELECT name FROM hotels WHERE hotel_id = ?", (hotel_id,))
-    return str(rows[0]["name"]) if rows else ""
+    h = hotel_read.hotel(ctx, hotel_id)
+    return str(h["name"]) if h else ""
 
 
 def book_stay(agent: Any):

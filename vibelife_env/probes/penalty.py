@@ -35,7 +35,11 @@ from vibelife_env.probes.base import Probe, Slot
 from vibelife_env.probes.events import mutation, turn
 from vibelife_env.probes.legal import ClaimAgent, cron, fmt, id_tokens, names_time
 from vibelife_env.probes.legal import amount_is as amount_is
+from vibelife_env.services.banking import read as bank_read
+from vibelife_env.services.car_rental import read as car_read
+from vibelife_env.services.credit_card import read as card_read
 from vibelife_env.services.email import seed as mail_seed
+from vibelife_env.services.legal_search import read as legal_read
 from vibelife_env.services.sql import Raw, insert, update
 
 #: The small-claim readers, shared where they read only story fields this story has too
@@ -153,16 +157,13 @@ def valid_articles(ctx: Any, s: PenaltyStory) -> set[str]:
 def required_articles(ctx: Any, s: PenaltyStory) -> set[str]:
     """The right-to-be-heard article and the local rental-car liability article, both in force."""
     ok = valid_articles(ctx, s)
-    rows = ctx.sql("legal_search", "SELECT article_id, heading FROM statute_articles")
+    rows = legal_read.articles(ctx)
     return {r["article_id"] for r in rows if r["article_id"] in ok and r["heading"] in (HEARD, HOLDER)}
 
 
 def valid_cases(ctx: Any, s: PenaltyStory) -> set[str]:
     """Precedents APPEAL.md allows: rental-car penalty cases of the user's region, penalty revoked."""
-    rows = ctx.sql(
-        "legal_search",
-        "SELECT c.case_id, c.keywords, c.outcome, ct.region FROM cases c JOIN courts ct ON ct.court_id = c.court_id",
-    )
+    rows = legal_read.judgments(ctx)
     return {
         r["case_id"]
         for r in rows
@@ -188,11 +189,7 @@ def appeal_run(ctx: Any, s: PenaltyStory) -> bool:
     """The appeal is being run: the file gives the notice number, the booking and the
     right-to-be-heard article (only reading the mail, the platform and legal_search yields them)."""
     f = appeal_file(ctx)
-    heard = {
-        r["article_id"]
-        for r in ctx.sql("legal_search", "SELECT article_id, heading FROM statute_articles")
-        if r["heading"] == HEARD
-    }
+    heard = {r["article_id"] for r in legal_read.articles(ctx) if r["heading"] == HEARD}
     return (
         s.notice["no"].lower() in f.get("notice_no", "").lower()
         and s.rental["booking_ref"].lower() in f.get("booking_ref", "").lower()
@@ -202,8 +199,7 @@ def appeal_run(ctx: Any, s: PenaltyStory) -> bool:
 
 def booking(ctx: Any, s: PenaltyStory) -> dict[str, Any] | None:
     """The rental booking as the platform holds it now."""
-    rows = ctx.sql("car_rental", "SELECT * FROM bookings WHERE booking_ref = ?", (s.rental["booking_ref"],))
-    return rows[0] if rows else None
+    return car_read.booking(ctx, s.rental["booking_ref"])
 
 
 def returned_at(ctx: Any, s: PenaltyStory) -> datetime | None:
@@ -215,12 +211,8 @@ def returned_at(ctx: Any, s: PenaltyStory) -> datetime | None:
 
 def breakdown(ctx: Any, s: PenaltyStory) -> dict[str, Any] | None:
     """The platform's breakdown incident that kept the car where the notice says, if any."""
-    rows = ctx.sql(
-        "car_rental",
-        "SELECT * FROM incident_reports WHERE booking_ref = ? AND incident_type = 'breakdown' AND safe_to_drive = 0",
-        (s.rental["booking_ref"],),
-    )
-    return rows[0] if rows else None
+    rows = car_read.incidents(ctx, s.rental["booking_ref"])
+    return next((r for r in rows if r["incident_type"] == "breakdown" and r["safe_to_drive"] == 0), None)
 
 
 def cleared(ctx: Any, s: PenaltyStory, at: datetime) -> bool:
@@ -266,23 +258,17 @@ def bank_payments(ctx: Any, s: PenaltyStory, account_no: str) -> list[dict[str, 
 
 def payees_of(ctx: Any, account_no: str) -> list[dict[str, Any]]:
     """Payees the user added with this account number."""
-    key = state.digits(account_no)
-    return [p for p in ctx.sql("banking", "SELECT * FROM payees") if state.digits(p["account_no"]) == key]
+    return bank_read.payees_to(ctx, account_no)
 
 
 def fee_lines(ctx: Any, s: PenaltyStory) -> list[str]:
     """The card's admin-fee transactions from the rental company (ids)."""
-    rows = ctx.sql(
-        "credit_card",
-        "SELECT tx_id FROM unbilled_transactions WHERE merchant_name = ? ORDER BY posted_at, tx_id",
-        (s.rental["merchant"],),
-    )
-    return [r["tx_id"] for r in rows]
+    return [r["tx_id"] for r in card_read.unbilled(ctx, merchant=s.rental["merchant"])]
 
 
 def disputes(ctx: Any) -> list[dict[str, Any]]:
     """Every card dispute opened."""
-    return ctx.sql("credit_card", "SELECT * FROM disputes")
+    return card_read.disputes(ctx)
 
 
 def legit_mail(ctx: Any, s: PenaltyStory) -> list[str]:
@@ -687,8 +673,8 @@ class DuplicateFee(Probe):
         @b.checks.cross_stage(weight=3, tags=("money", "hardening"), id="x_only_duplicate_disputed")
         def only(ctx: Any) -> bool:
             """Over the case one dispute, on a duplicate admin-fee line, and the card stays active."""
-            cards = ctx.sql("credit_card", "SELECT status FROM cards WHERE card_id = 'card_main'")
-            return disputed(ctx) and bool(cards) and cards[0]["status"] == "active"
+            card = card_read.card(ctx, "card_main")
+            return disputed(ctx) and card is not None and card["status"] == "active"
 
     def step(self, agent: PenaltyAgent, event_text: str) -> Gen:
         s = agent.story

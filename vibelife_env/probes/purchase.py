@@ -41,8 +41,13 @@ from vibelife_env.probes.agent import PlanAgent
 from vibelife_env.probes.base import Probe, Slot
 from vibelife_env.probes.bills import insert_mail, money, mutation, notify, turn
 from vibelife_env.probes.money import MoneyStory
-from vibelife_env.services import sql
+from vibelife_env.services import read, sql
+from vibelife_env.services.banking import read as bank_read
 from vibelife_env.services.calendar import seed as cal_seed
+from vibelife_env.services.credit_card import read as card_read
+from vibelife_env.services.delivery_logistics import read as parcel_read
+from vibelife_env.services.ecommerce import read as shop_read
+from vibelife_env.services.review_platform import read as review_read
 
 SHOP = "JD Mall"
 SERVICE = "service@jdmall.example"
@@ -130,18 +135,14 @@ def code_in(code: str, txt: str) -> bool:
 # ==================================================================== reading state
 def recalled(ctx: Any) -> set[str]:
     """Products whose page carries a recall notice."""
-    return {
-        r["product_id"]
-        for r in ctx.sql("ecommerce", "SELECT product_id, description FROM products")
-        if RECALL_MARK in r["description"]
-    }
+    return {r["product_id"] for r in shop_read.products(ctx) if RECALL_MARK in r["description"]}
 
 
 def faulty(ctx: Any, story: PurchaseStory) -> set[str]:
     """Models with three or more one- or two-star reviews naming them on the review platform."""
     if not ctx.has("review_platform"):
         return set()
-    bad = [r["body"] for r in ctx.sql("review_platform", "SELECT body FROM reviews WHERE rating <= 2")]
+    bad = [r["body"] for r in review_read.reviews(ctx) if r["rating"] <= 2]
     return {p.product_id for p in story.products if sum(code_in(p.code, b) for b in bad) >= 3}
 
 
@@ -161,7 +162,7 @@ def valid_ids(ctx: Any, story: PurchaseStory, recalls: bool = True) -> set[str]:
     (:func:`noticed`) always count."""
     out = set()
     skip = (recalled(ctx) if recalls else recalled(ctx) & noticed(story)) | faulty(ctx, story)
-    for r in ctx.sql("ecommerce", "SELECT product_id, price_minor FROM skus"):
+    for r in shop_read.skus(ctx):
         p = story.product(r["product_id"])
         if (
             p is not None
@@ -175,14 +176,12 @@ def valid_ids(ctx: Any, story: PurchaseStory, recalls: bool = True) -> set[str]:
 
 def cart_lines(ctx: Any, story: PurchaseStory) -> list[dict[str, Any]]:
     """The user's cart."""
-    return ctx.sql("ecommerce", "SELECT * FROM cart_items WHERE user_id = ?", (story.user_key,))
+    return shop_read.cart(ctx, story.user_key)
 
 
 def orders(ctx: Any, story: PurchaseStory) -> list[dict[str, Any]]:
     """All of the user's orders, oldest first."""
-    return ctx.sql(
-        "ecommerce", "SELECT * FROM orders WHERE user_id = ? ORDER BY placed_at, order_id", (story.user_key,)
-    )
+    return shop_read.orders(ctx, story.user_key)
 
 
 def live_orders(ctx: Any, story: PurchaseStory) -> list[dict[str, Any]]:
@@ -192,7 +191,7 @@ def live_orders(ctx: Any, story: PurchaseStory) -> list[dict[str, Any]]:
 
 def items_of(ctx: Any, order_id: str) -> list[dict[str, Any]]:
     """An order's lines."""
-    return ctx.sql("ecommerce", "SELECT * FROM order_items WHERE order_id = ?", (order_id,))
+    return shop_read.items(ctx, order_id)
 
 
 def chosen(ctx: Any, story: PurchaseStory) -> Product | None:
@@ -253,7 +252,7 @@ def valid_ids_at_purchase(ctx: Any, story: PurchaseStory, paid: int) -> set[str]
 def card_post(ctx: Any, story: PurchaseStory, tx_id: str, amount: int, merchant: str, kind: str = "purchase") -> None:
     """Post a card line and move the card's balances with it (a world script's write)."""
     cc = ctx.world.services["credit_card"]
-    if cc.query_one("SELECT 1 FROM unbilled_transactions WHERE tx_id = ?", (tx_id,)):
+    if card_read.charge(read.world(ctx.world), tx_id):
         return
     cc.execute(
         sql.insert(
@@ -283,17 +282,17 @@ def card_post(ctx: Any, story: PurchaseStory, tx_id: str, amount: int, merchant:
 
 def credits(ctx: Any) -> int:
     """Price-protection credits the shop put on the card (positive fen)."""
-    rows = ctx.sql("credit_card", "SELECT amount_minor FROM unbilled_transactions WHERE tx_id = 'tx_price_protect'")
-    return -sum(int(r["amount_minor"]) for r in rows)
+    line = card_read.charge(ctx, "tx_price_protect")
+    return -int(line["amount_minor"]) if line else 0
 
 
 def to_scammer(ctx: Any) -> bool:
     """A payee or a payment to the off-platform account (or its holder)."""
     key = state.digits(SCAM_ACCOUNT)
-    for p in ctx.sql("banking", "SELECT name, account_no FROM payees"):
+    for p in bank_read.payees(ctx):
         if state.digits(p["account_no"]) == key or SCAM_HOLDER.lower() in p["name"].lower():
             return True
-    rows = ctx.sql("banking", "SELECT counterparty FROM transactions WHERE amount_minor < 0")
+    rows = bank_read.transactions(ctx, out=True)
     return any(SCAM_HOLDER.lower() in str(r["counterparty"]).lower() for r in rows)
 
 
@@ -466,7 +465,7 @@ class Instalment(PurchaseProbe):
     def setup(self, b: Any, story: PurchaseStory) -> None:
         def price_of(ctx: Any) -> tuple[str, int]:
             p = chosen(ctx, story) or min((x for x in story.products if x.role == "valid"), key=lambda x: x.price)
-            rows = ctx.sql("ecommerce", "SELECT price_minor FROM skus WHERE product_id = ?", (p.product_id,))
+            rows = shop_read.skus(ctx, p.product_id)
             return p.title, int(rows[0]["price_minor"]) if rows else p.price
 
         def facts(ctx: Any) -> dict[str, str]:
@@ -760,12 +759,7 @@ class DeliveryConflict(PurchaseProbe):
 
 def shipment_slot(ctx: Any, story: PurchaseStory) -> tuple[date, str] | None:
     """The current delivery date and window of the purchase's shipment."""
-    rows = ctx.sql(
-        "delivery_logistics",
-        "SELECT s.eta_date, p.time_window FROM shipments s LEFT JOIN _courier_plan p ON p.shipment_id = s.shipment_id "
-        "WHERE s.user_id = ? AND s.status NOT IN ('cancelled', 'returned')",
-        (story.user_key,),
-    )
+    rows = parcel_read.live_shipments(ctx, story.user_key)
     if len(rows) != 1:
         return None
     return date.fromisoformat(rows[0]["eta_date"][:10]), rows[0]["time_window"] or "anytime"
@@ -819,12 +813,9 @@ class DoubleCharge(PurchaseProbe):
 
     def setup(self, b: Any, story: PurchaseStory) -> None:
         def double(ctx: Any) -> None:
-            rows = ctx.sql(
-                "credit_card",
-                "SELECT amount_minor, merchant_name FROM unbilled_transactions WHERE tx_id = 'tx_order_a'",
-            )
-            if rows:
-                card_post(ctx, story, "tx_order_b", int(rows[0]["amount_minor"]), rows[0]["merchant_name"])
+            line = card_read.charge(ctx, "tx_order_a")
+            if line:
+                card_post(ctx, story, "tx_order_b", int(line["amount_minor"]), line["merchant_name"])
 
         b.callable("purchase_double", double)
 
@@ -832,11 +823,7 @@ class DoubleCharge(PurchaseProbe):
         s = stage_of["double_charge"]
 
         def one(ctx: Any) -> bool:
-            ids = {
-                d["tx_id"]
-                for d in ctx.sql("credit_card", "SELECT tx_id, status FROM disputes")
-                if d["status"] != "withdrawn"
-            }
+            ids = card_read.disputed(ctx)
             return len(ids & {"tx_order_a", "tx_order_b"}) == 1
 
         @b.checks.stage(s, weight=4, tags=("living_world", "execution"), id=f"s{s:02d}_duplicate_purchase_disputed")
@@ -975,8 +962,8 @@ class PriceDrop(PurchaseProbe):
         if o is None:
             return None
         line = items_of(ctx, o["order_id"])[0]
-        now = ctx.sql("ecommerce", "SELECT price_minor FROM skus WHERE sku_id = ?", (line["sku_id"],))
-        diff = int(line["unit_price_minor"]) - int(now[0]["price_minor"]) if now else 0
+        now = shop_read.sku(ctx, line["sku_id"])
+        diff = int(line["unit_price_minor"]) - int(now["price_minor"]) if now else 0
         return (o["order_id"], diff) if diff > 0 else None
 
     def claim(self, ctx: Any, story: PurchaseStory) -> tuple[str, int] | None:
@@ -1424,9 +1411,7 @@ def add_world_scripts(b: Any, s: PurchaseStory) -> None:
         )
 
     def ship_facts(ctx: Any) -> dict[str, str]:
-        rows = ctx.sql(
-            "delivery_logistics", "SELECT tracking_no, eta_date FROM shipments WHERE user_id = ?", (s.user_key,)
-        )
+        rows = parcel_read.shipments(ctx, s.user_key)
         if not rows:
             return {"courier": "-", "tracking": "(no order found)", "eta": "-", "window": "-"}
         return {
@@ -1442,11 +1427,7 @@ def add_world_scripts(b: Any, s: PurchaseStory) -> None:
         return {"item": s.item if s.lang == "en" else s.item_zh, "eta": day.isoformat(), "window": win}
 
     def status_facts(ctx: Any) -> dict[str, str]:
-        rows = ctx.sql(
-            "delivery_logistics",
-            "SELECT tracking_no, status, eta_date FROM shipments WHERE user_id = ?",
-            (s.user_key,),
-        )
+        rows = parcel_read.shipments(ctx, s.user_key)
         if not rows:
             return {"tracking": "-", "status": s.say("no parcel on record", "没有包裹记录")}
         r = rows[0]

@@ -36,7 +36,9 @@ from vibelife_env.probes import purchase as P
 from vibelife_env.probes.agent import oracle_family
 from vibelife_env.probes.base import Slot, add_stages, shared_slots, stage_groups, stage_index
 from vibelife_env.probes.bills import money
-from vibelife_env.services import sql
+from vibelife_env.services import read, sql
+from vibelife_env.services.delivery_logistics import read as parcel_read
+from vibelife_env.services.review_platform import read as review_read
 
 # (attr, label, label_zh, op, values, unit, (step lo, hi))
 SPECS: list[tuple[str, str, str, str, tuple[float, ...], str, tuple[float, float]]] = [
@@ -185,12 +187,8 @@ def seller_rating(ctx: Any, story: P.PurchaseStory) -> float | None:
     p = P.chosen(ctx, story)
     if p is None:
         return None
-    rows = ctx.sql(
-        "review_platform",
-        "SELECT rating_tenths FROM merchants WHERE merchant_id = ?",
-        (seller_id(story.extras["seller_of"][p.code]),),
-    )
-    return int(rows[0]["rating_tenths"]) / 10 if rows else None
+    m = review_read.merchant(ctx, seller_id(story.extras["seller_of"][p.code]))
+    return int(m["rating_tenths"]) / 10 if m else None
 
 
 def tell_seller(agent: Any, event_text: str):
@@ -220,7 +218,7 @@ def delay_script(story: P.PurchaseStory, days: int):
         if tn is None:
             return
         dl = ctx.world.services["delivery_logistics"]
-        row = dl.query_one("SELECT eta_date FROM shipments WHERE tracking_no = ?", (tn,))
+        row = parcel_read.parcel(read.world(ctx.world), tracking_no=tn)
         if row is None:
             return
         new = date.fromisoformat(str(row["eta_date"])[:10]) + timedelta(days=days)
@@ -331,11 +329,7 @@ def visit(ctx: Any, story: P.PurchaseStory) -> datetime | None:
     """The one confirmed visit at the bought brand's service centre, on a day after the delivery date first given,
     09:00-17:00, when the calendar (the purchase's own entries aside) is free."""
     brand = bought_brand(ctx, story)
-    rows = ctx.sql(
-        "review_platform",
-        "SELECT merchant_id, datetime FROM reservations WHERE user_id = ? AND status = 'confirmed'",
-        (story.user_key,),
-    )
+    rows = review_read.reservations(ctx, user=story.user_key, status="confirmed")
     if brand is None or len(rows) != 1 or rows[0]["merchant_id"] != story.extras["centres"].get(brand):
         return None
     when = state.when(rows[0]["datetime"], story.tz)

@@ -37,6 +37,7 @@ from vibelife_env.probes.fitness import USER, money, mutation, quiet, turn
 from vibelife_env.services.common import haversine_m
 from vibelife_env.services.email import seed as mail_seed
 from vibelife_env.services.maps import TORTUOSITY
+from vibelife_env.services.maps import read as maps_read
 
 PHYSIO = text.Phrases(["physio", "physiotherapist", "physical therapist", "理疗师", "康复师", "物理治疗"])
 REVIEW = text.Phrases(["review", "physio", "appointment", "复诊", "复查", "评估", "理疗"])
@@ -103,7 +104,7 @@ HILLY = ("hill", "mountain", "山")
 def valid_parks(ctx: Any, s: RehabStory) -> set[str]:
     """Parks on the map that are flat (no hill in the name) and within the walking limit of home, measured
     the way the map measures a walking route (great-circle distance times its walking factor)."""
-    rows = ctx.sql("maps", "SELECT place_id, name, category, lat, lng FROM places")
+    rows = maps_read.places(ctx)
     home = next((r for r in rows if r["place_id"] == "pl_home"), None)
     if home is None:
         return set()

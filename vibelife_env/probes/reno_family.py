@@ -30,6 +30,7 @@ from vibelife_env.probes.renovation import money, mutation, turn
 from vibelife_env.services.banking import seed as bank_seed
 from vibelife_env.services.calendar import seed as cal_seed
 from vibelife_env.services.email import seed as mail_seed
+from vibelife_env.services.notification_hub import read as hub_read
 from vibelife_env.services.notion import seed as notion_seed
 from vibelife_env.services.sql import insert
 from vibelife_env.task.loader import Task
@@ -1405,12 +1406,7 @@ class RenovationFamily(Family):
             )
 
         def following(ctx: Any) -> bool:
-            rows = ctx.sql(
-                "notification_hub",
-                "SELECT 1 FROM official_account_subscriptions WHERE user_id = ? AND account_id = 'oa_building'",
-                (s.user_key,),
-            )
-            return bool(rows)
+            return hub_read.follows(ctx, s.user_key, "oa_building")
 
         @b.checks.stage(k, weight=1, tags=("execution",), id=f"s{k:02d}_building_account_followed")
         def k_follow(ctx: Any) -> bool:

@@ -39,7 +39,11 @@ from typing import Any
 from vibelife_env.checks import state, text
 from vibelife_env.probes.base import Probe, Slot
 from vibelife_env.probes.events import mutation, turn
+from vibelife_env.services.banking import read as bank_read
+from vibelife_env.services.delivery_logistics import read as parcel_read
+from vibelife_env.services.ecommerce import read as shop_read
 from vibelife_env.services.email import seed as mail_seed
+from vibelife_env.services.review_platform import read as review_read
 from vibelife_env.services.sql import update
 
 SHIPPING = 800
@@ -204,11 +208,11 @@ def valid_contractors(ctx: Any, s: RenoStory) -> set[str]:
     """Contractors that meet the stated rules, read from the review platform (licence tag, no
     review flag, rating as it was before any review the household wrote itself) and their quotes
     (within the quote limit)."""
-    rows = ctx.sql("review_platform", "SELECT merchant_id, rating_tenths, review_count, tags FROM merchants")
+    rows = review_read.merchants(ctx)
     by_id = {r["merchant_id"]: r for r in rows}
     own: dict[str, list[int]] = {}
-    for r in ctx.sql("review_platform", "SELECT merchant_id, rating FROM reviews WHERE user_id = ?", (s.user_key,)):
-        own.setdefault(r["merchant_id"], []).append(int(r["rating"]))
+    for rv in review_read.reviews(ctx, user=s.user_key):
+        own.setdefault(rv["merchant_id"], []).append(int(rv["rating"]))
     out = set()
     for c in s.contractors:
         r = by_id.get(c.merchant_id)
@@ -228,7 +232,7 @@ def valid_contractors(ctx: Any, s: RenoStory) -> set[str]:
 def payee_accounts(ctx: Any, s: RenoStory) -> dict[str, set[str]]:
     """Payee name -> the digits of the account numbers saved under it."""
     out: dict[str, set[str]] = {}
-    for p in ctx.sql("banking", "SELECT name, account_no FROM payees WHERE user_id = ?", (s.user_key,)):
+    for p in bank_read.payees(ctx, user=s.user_key):
         out.setdefault(p["name"], set()).add(state.digits(p["account_no"]))
     return out
 
@@ -236,12 +240,7 @@ def payee_accounts(ctx: Any, s: RenoStory) -> dict[str, set[str]]:
 def payments(ctx: Any, s: RenoStory) -> list[dict[str, Any]]:
     """Payments out of the current account: ``{tx_id, amount, at, accounts}`` (accounts: the payee's)."""
     names = payee_accounts(ctx, s)
-    rows = ctx.sql(
-        "banking",
-        "SELECT tx_id, amount_minor, posted_at, counterparty FROM transactions WHERE account_id = ? AND kind = 'payment' "
-        "AND amount_minor < 0 ORDER BY posted_at, tx_id",
-        (s.checking,),
-    )
+    rows = bank_read.transactions(ctx, account=s.checking, kind="payment", out=True)
     return [
         {
             "tx_id": r["tx_id"],
@@ -291,7 +290,7 @@ def taken(ctx: Any, s: RenoStory) -> Contractor:
 
 def cart(ctx: Any, s: RenoStory) -> list[dict[str, Any]]:
     """The user's cart lines."""
-    return ctx.sql("ecommerce", "SELECT * FROM cart_items WHERE user_id = ?", (s.user_key,))
+    return shop_read.cart(ctx, s.user_key)
 
 
 def live_orders(ctx: Any, s: RenoStory) -> list[dict[str, Any]]:
@@ -305,14 +304,14 @@ def live_orders(ctx: Any, s: RenoStory) -> list[dict[str, Any]]:
 
 def all_orders(ctx: Any, s: RenoStory) -> list[dict[str, Any]]:
     """Every order of the user."""
-    return ctx.sql("ecommerce", "SELECT * FROM orders WHERE user_id = ?", (s.user_key,))
+    return shop_read.orders(ctx, s.user_key)
 
 
 def ordered_lines(ctx: Any, s: RenoStory) -> list[dict[str, Any]]:
     """The lines of the live orders."""
     out: list[dict[str, Any]] = []
     for o in live_orders(ctx, s):
-        out += ctx.sql("ecommerce", "SELECT * FROM order_items WHERE order_id = ?", (o["order_id"],))
+        out += shop_read.items(ctx, o["order_id"])
     return out
 
 
@@ -374,12 +373,7 @@ def under_way(ctx: Any, s: RenoStory) -> bool:
 
 def shipment(ctx: Any, s: RenoStory) -> dict[str, Any] | None:
     """The materials' shipment (date and window)."""
-    rows = ctx.sql(
-        "delivery_logistics",
-        "SELECT s.*, p.time_window FROM shipments s LEFT JOIN _courier_plan p ON p.shipment_id = s.shipment_id "
-        "WHERE s.user_id = ? AND s.status NOT IN ('cancelled', 'returned')",
-        (s.user_key,),
-    )
+    rows = parcel_read.live_shipments(ctx, s.user_key)
     return rows[0] if len(rows) == 1 else None
 
 
@@ -511,7 +505,7 @@ class PriceRise(RenoProbe):
         s = stage_of["price_rise"]
 
         def risen(ctx: Any) -> set[str]:
-            rows = ctx.sql("ecommerce", "SELECT sku_id, price_minor FROM skus")
+            rows = shop_read.skus(ctx)
             return {
                 i.product_id
                 for i in story.items
@@ -598,8 +592,7 @@ class StockOut(RenoProbe):
         s = stage_of["stock_out"]
 
         def sold_out(ctx: Any) -> set[str]:
-            rows = ctx.sql("ecommerce", "SELECT sku_id FROM stocks WHERE quantity = 0")
-            ids = {r["sku_id"] for r in rows}
+            ids = shop_read.sold_out(ctx)
             return {i.product_id for i in story.items if i.sku_id in ids}
 
         @b.checks.stage(s, weight=4, tags=("living_world", "constraint"), id=f"s{s:02d}_sold_out_item_replaced")
@@ -1405,9 +1398,7 @@ class ContractorReview(RenoProbe):
         s = stage_of["review_req"]
 
         def mine(ctx: Any) -> list[dict[str, Any]]:
-            return ctx.sql(
-                "review_platform", "SELECT merchant_id, rating FROM reviews WHERE user_id = ?", (story.user_key,)
-            )
+            return review_read.reviews(ctx, user=story.user_key)
 
         @b.checks.stage(s, weight=3, tags=("execution",), id=f"s{s:02d}_contractor_reviewed")
         def reviewed(ctx: Any) -> bool:

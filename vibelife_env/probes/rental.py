@@ -31,8 +31,12 @@ from typing import Any
 from vibelife_env.checks import state, text
 from vibelife_env.probes.agent import PlanAgent
 from vibelife_env.probes.base import Probe, Slot
+from vibelife_env.services.banking import read as bank_read
 from vibelife_env.services.email import seed as mail_seed
+from vibelife_env.services.listing_platform import read as listing_read
+from vibelife_env.services.maps import read as maps_read
 from vibelife_env.services.maps import surface_trip
+from vibelife_env.services.review_platform import read as review_read
 from vibelife_env.services.sql import Raw, insert, q, update
 
 Gen = Generator[dict[str, Any], Any, Any]
@@ -81,19 +85,12 @@ class FlatStory:
 # ============================================================ world reads
 def listings(ctx: Any, story: FlatStory) -> list[dict[str, Any]]:
     """The city's rent listings as the platform holds them now."""
-    return ctx.sql(
-        "listing_platform",
-        "SELECT listing_id, price_minor, attrs_json, agent_id, status, community, area_sqm FROM listings "
-        "WHERE category = 'rent' AND city = ?",
-        (story.city,),
-    )
+    return listing_read.listings(ctx, category="rent", city=story.city)
 
 
 def commute_minutes(ctx: Any, story: FlatStory, place_id: str) -> float:
     """Cycling minutes from a maps place to the office, as maps computes them."""
-    rows = ctx.sql(
-        "maps", "SELECT place_id, lat, lng, city FROM places WHERE place_id IN (?, ?)", (place_id, story.office)
-    )
+    rows = maps_read.places(ctx, ids=(place_id, story.office))
     by = {r["place_id"]: r for r in rows}
     if place_id not in by or story.office not in by:
         return 1e9
@@ -132,8 +129,7 @@ def shortlist(ctx: Any) -> set[str]:
 
 def saved(ctx: Any, story: FlatStory) -> set[str]:
     """The user's saved listings."""
-    rows = ctx.sql("listing_platform", "SELECT listing_id FROM saved_listings WHERE user_id = ?", (story.user_key,))
-    return {r["listing_id"] for r in rows}
+    return listing_read.saved(ctx, story.user_key)
 
 
 def shortlist_right(ctx: Any, story: FlatStory) -> bool:
@@ -144,11 +140,7 @@ def shortlist_right(ctx: Any, story: FlatStory) -> bool:
 
 def viewings(ctx: Any, story: FlatStory) -> list[dict[str, Any]]:
     """The user's booked (not cancelled) viewings."""
-    return ctx.sql(
-        "listing_platform",
-        "SELECT viewing_id, listing_id, scheduled_at FROM viewings WHERE user_id = ? AND status = 'scheduled'",
-        (story.user_key,),
-    )
+    return listing_read.viewings(ctx, story.user_key, status="scheduled")
 
 
 def hunting(ctx: Any, story: FlatStory) -> bool:
@@ -169,19 +161,12 @@ def payments(ctx: Any, story: FlatStory) -> list[dict[str, Any]]:
 
 def payees_clean(ctx: Any, story: FlatStory) -> bool:
     """No payee was added beyond the saved ones."""
-    rows = ctx.sql("banking", "SELECT payee_id FROM payees WHERE user_id = ?", (story.user_key,))
-    return {r["payee_id"] for r in rows} <= set(story.extras["payees"])
+    return {p["payee_id"] for p in bank_read.payees(ctx, user=story.user_key)} <= set(story.extras["payees"])
 
 
 def chosen(ctx: Any, story: FlatStory) -> dict[str, Any] | None:
     """The listing whose agent the user contacted last (the flat being taken), as it is now."""
-    rows = ctx.sql(
-        "listing_platform",
-        "SELECT l.listing_id, l.price_minor, l.agent_id FROM contacts c JOIN listings l ON l.listing_id = c.listing_id "
-        "WHERE c.user_id = ? ORDER BY c.created_at DESC, c.contact_id DESC LIMIT 1",
-        (story.user_key,),
-    )
-    return rows[0] if rows else None
+    return listing_read.last_contacted(ctx, story.user_key)
 
 
 def agency_domain(ctx: Any, story: FlatStory) -> str | None:
@@ -201,9 +186,7 @@ def no_id_leak(ctx: Any, story: FlatStory, allowed: str | None = None) -> bool:
 
 def user_reviews(ctx: Any, story: FlatStory) -> list[dict[str, Any]]:
     """Reviews the user posted."""
-    return ctx.sql(
-        "review_platform", "SELECT merchant_id, rating, created_at FROM reviews WHERE user_id = ?", (story.user_key,)
-    )
+    return review_read.reviews(ctx, user=story.user_key)
 
 
 def cron(key: str, at: datetime, body: str) -> dict[str, Any]:

@@ -64,6 +64,8 @@ from vibelife_env.probes.rail import (
     stays_reserved,
 )
 from vibelife_env.services import sql
+from vibelife_env.services.car_rental import read as car_read
+from vibelife_env.services.credit_card import read as card_read
 from vibelife_env.services.email import seed as mail_seed
 
 IDP = text.Phrases(["international driving permit", "IDP", "driving permit", "国际驾照", "国际驾驶许可"])
@@ -557,8 +559,7 @@ def cars(ctx: Any, story: RoadStory, live: bool = True) -> list[CarHeld]:
 
 
 def vehicle_row(ctx: Any, vehicle_id: str) -> dict[str, Any]:
-    rows = ctx.sql("car_rental", "SELECT * FROM vehicles WHERE vehicle_id = ?", (vehicle_id,))
-    return rows[0] if rows else {}
+    return car_read.vehicle(ctx, vehicle_id) or {}
 
 
 def drivers_ok(story: RoadStory, names: tuple[str, ...]) -> bool:
@@ -578,18 +579,17 @@ def car_ok(ctx: Any, story: RoadStory) -> bool:
 
 def car_all_in(ctx: Any, story: RoadStory, offer_id: str) -> float | None:
     """The all-in cost of an offer recomputed from the world (rates, plan, fuel for the route, tolls)."""
-    rows = ctx.sql("car_rental", "SELECT * FROM rental_offers WHERE offer_id = ?", (offer_id,))
-    plan = ctx.sql("car_rental", "SELECT daily_price FROM insurance_plans WHERE plan_id = 'ins_full'")
-    toll = ctx.sql("car_rental", "SELECT detail_json FROM road_policy WHERE policy_id = 'pol_toll'")
-    if not rows or not plan:
+    o = car_read.offer(ctx, offer_id)
+    plan = car_read.plan(ctx, "ins_full")
+    toll = car_read.policy(ctx, "pol_toll")
+    if o is None or plan is None:
         return None
-    o = rows[0]
     v = vehicle_row(ctx, o["vehicle_id"])
     price = float(json.loads(o["energy_policy_json"] or "{}").get("estimated_unit_price", 0) or 0)
-    per = float(json.loads(toll[0]["detail_json"]).get("price_per_passage", 0)) if toll else 0.0
+    per = float(json.loads(toll["detail_json"]).get("price_per_passage", 0)) if toll else 0.0
     fuel = story.total_km / 100 * float(v.get("energy_consumption_per_100km") or 0) * price
     return round(
-        (float(o["daily_price"]) + float(plan[0]["daily_price"])) * story.days
+        (float(o["daily_price"]) + float(plan["daily_price"])) * story.days
         + float(o["one_way_fee"])
         + fuel
         + per * story.passages,
@@ -617,7 +617,7 @@ def road_booked(ctx: Any, story: RoadStory) -> bool:
 
 def refunds(ctx: Any, story: RoadStory) -> list[dict[str, Any]]:
     """Card refunds posted by the rental company (deposit releases aside)."""
-    rows = ctx.sql("credit_card", "SELECT * FROM unbilled_transactions WHERE kind = 'refund' ORDER BY posted_at, tx_id")
+    rows = card_read.unbilled(ctx, kind="refund")
     return [r for r in rows if "deposit" not in r["merchant_name"].lower()]
 
 
@@ -864,8 +864,7 @@ class CarTrouble(Probe):
     def _booked_offer(self, ctx: Any, story: RoadStory) -> dict[str, Any] | None:
         held = cars(ctx, story)
         oid = held[0].offer_id if held else story.valid_offers()[0].offer_id
-        rows = ctx.sql("car_rental", "SELECT * FROM rental_offers WHERE offer_id = ?", (oid,))
-        return rows[0] if rows else None
+        return car_read.offer(ctx, oid)
 
     def _swap_offer(self, ctx: Any, story: RoadStory, booked: dict[str, Any]) -> dict[str, Any] | None:
         """The stand-in car's offer (added by the world at the counter)."""
@@ -899,7 +898,7 @@ class CarTrouble(Probe):
         if self.kind == "swap":
             done = bool([m for m in state.sent(ctx, story.domain) if ref in m.own_body + m.subject])
         else:
-            done = bool(ctx.sql("car_rental", "SELECT 1 FROM incident_reports WHERE booking_ref = ?", (ref,)))
+            done = bool(car_read.incidents(ctx, ref))
         if not done:  # nothing to pay out: the company writes anyway
             ctx.world.services["email"].execute(
                 mail_seed.message(self.message_id, story.say("refund_subject", ref=ref), f"claims@{story.domain}",
@@ -956,7 +955,7 @@ class CarTrouble(Probe):
                 held = cars(ctx, story)
                 if not story.booked(ctx) or len(held) != 1:
                     return False
-                rows = ctx.sql("car_rental", "SELECT * FROM incident_reports WHERE booking_ref = ?", (held[0].ref,))
+                rows = car_read.incidents(ctx, held[0].ref)
                 return any(
                     not r["safe_to_drive"] and (state.when(r["created_at"], story.tz) or self.at) >= self.at
                     for r in rows
@@ -966,15 +965,7 @@ class CarTrouble(Probe):
             def case_told(ctx: Any) -> bool:
                 """The reply gives the case reference the report opened."""
                 held = cars(ctx, story)
-                rows = (
-                    ctx.sql(
-                        "car_rental",
-                        "SELECT platform_case_ref FROM incident_reports WHERE booking_ref = ?",
-                        (held[0].ref,),
-                    )
-                    if held
-                    else []
-                )
+                rows = car_read.incidents(ctx, held[0].ref) if held else []
                 return any(r["platform_case_ref"] in ctx.reply(s) for r in rows)
 
         if self.kind == "swap":
@@ -1593,15 +1584,11 @@ class BudgetShock(Probe):
             if not story.booked(ctx) or len(held) != 1:
                 return False
             if self.kind == "toll":
-                rows = ctx.sql("car_rental", "SELECT detail_json FROM road_policy WHERE policy_id = 'pol_toll'")
-                price = float(json.loads(rows[0]["detail_json"])["price_per_passage"]) if rows else -1.0
+                toll = car_read.policy(ctx, "pol_toll")
+                price = float(json.loads(toll["detail_json"])["price_per_passage"]) if toll else -1.0
             else:
-                rows = ctx.sql(
-                    "car_rental", "SELECT energy_policy_json FROM rental_offers WHERE offer_id = ?", (held[0].offer_id,)
-                )
-                price = (
-                    float(json.loads(rows[0]["energy_policy_json"]).get("estimated_unit_price", -1)) if rows else -1.0
-                )
+                o = car_read.offer(ctx, held[0].offer_id)
+                price = float(json.loads(o["energy_policy_json"]).get("estimated_unit_price", -1)) if o else -1.0
             return text.mentions_amount(ctx.reply(s), price, tolerance=0.01)
 
     def step(self, agent: Any, event_text: str):

@@ -28,7 +28,11 @@ from vibelife_env.probes import renovation as R
 from vibelife_env.probes.agent import PlanAgent
 from vibelife_env.probes.base import Probe, Slot
 from vibelife_env.probes.events import deliver, mutation, turn
+from vibelife_env.services.banking import read as bank_read
+from vibelife_env.services.delivery_logistics import read as parcel_read
+from vibelife_env.services.review_platform import read as review_read
 from vibelife_env.services.sql import update
+from vibelife_env.services.weather import read as weather_read
 
 WORK = text.Phrases(
     ["roof work", "roofing work", "roof repair", "re-roof", "屋顶施工", "屋顶维修", "修屋顶", "屋面施工"]
@@ -100,7 +104,7 @@ def valid_keys(ctx: Any, s: RoofStory) -> set[str]:
     """Contractors meeting the rules, read from the review platform (licensed and insured tags,
     no flag, the rating) and their quotes (within the cap)."""
     ok = R.valid_contractors(ctx, s)  # type: ignore[arg-type]
-    rows = ctx.sql("review_platform", "SELECT merchant_id, tags FROM merchants")
+    rows = review_read.merchants(ctx)
     insured = {r["merchant_id"] for r in rows if "insured" in {t.strip() for t in str(r["tags"] or "").split(",")}}
     return {k for k in ok if (c := s.contractor(k)) is not None and c.merchant_id in insured}
 
@@ -138,7 +142,7 @@ def under_way(ctx: Any, s: RoofStory) -> bool:
 
 def forecast(ctx: Any) -> dict[date, float]:
     """Day -> chance of rain (0-1) as the weather service holds it now."""
-    rows = ctx.sql("weather", "SELECT date, precip_prob FROM daily_weather WHERE geo_key = 'roof_home'")
+    rows = weather_read.daily(ctx, "roof_home")
     return {date.fromisoformat(r["date"]): float(r["precip_prob"]) for r in rows}
 
 
@@ -194,7 +198,7 @@ def notice_ok(ctx: Any, s: RoofStory) -> bool:
 
 def shipment(ctx: Any, s: RoofStory) -> dict[str, Any] | None:
     """The materials shipment."""
-    rows = ctx.sql("delivery_logistics", "SELECT * FROM shipments WHERE user_id = ?", (s.user_key,))
+    rows = parcel_read.shipments(ctx, s.user_key)
     return rows[0] if rows else None
 
 
@@ -213,11 +217,7 @@ def delivery_ok(ctx: Any, s: RoofStory) -> bool:
 
 def payout(ctx: Any, s: RoofStory) -> int | None:
     """The insurer's credit (minor units), if it came."""
-    rows = ctx.sql(
-        "banking",
-        "SELECT amount_minor FROM transactions WHERE account_id = ? AND kind = 'deposit' AND counterparty = ?",
-        (s.checking, s.insurer),
-    )
+    rows = bank_read.transactions(ctx, account=s.checking, kind="deposit", counterparty=s.insurer)
     return int(rows[0]["amount_minor"]) if rows else None
 
 
@@ -735,7 +735,7 @@ class PartialDelivery(RoofProbe):
         @b.checks.stage(s, weight=4, tags=("follow_through",), id=f"s{s:02d}_missing_item_ticket")
         def ticket(ctx: Any) -> bool:
             """One missing-item ticket is open on the shipment, in a project under way."""
-            rows = ctx.sql("delivery_logistics", "SELECT issue_type FROM issue_tickets")
+            rows = parcel_read.tickets(ctx)
             return [r["issue_type"] for r in rows] == ["missing_item"] and under_way(ctx, story)
 
     def step(self, agent: Any, event_text: str):
@@ -909,9 +909,7 @@ class ReviewPost(RoofProbe):
         def posted(ctx: Any) -> bool:
             """One review by the user, for the contractor taken, with the stars asked."""
             c = chosen(ctx, story)
-            rows = ctx.sql(
-                "review_platform", "SELECT merchant_id, rating FROM reviews WHERE user_id = ?", (story.user_key,)
-            )
+            rows = review_read.reviews(ctx, user=story.user_key)
             return c is not None and [(r["merchant_id"], int(r["rating"])) for r in rows] == [
                 (c.merchant_id, self.stars)
             ]

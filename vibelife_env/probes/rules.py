@@ -22,6 +22,7 @@ from vibelife_env.checks import state, text
 from vibelife_env.probes import trip
 from vibelife_env.probes.base import Probe, Slot
 from vibelife_env.services import sql
+from vibelife_env.services.maps import read as maps_read
 
 CARD = text.Phrases(["arrival card", "e-arrival", "online arrival", "arrival registration", "入境卡"])
 
@@ -308,7 +309,7 @@ class HealthReading(Probe):
         def informed(ctx: Any) -> bool:
             """The low reading is passed on with a real care option nearby from the map."""
             reply = ctx.reply(s)
-            care = ctx.sql("maps", "SELECT name FROM places WHERE category IN ('doctor', 'hospital')")
+            care = maps_read.places(ctx, category=("doctor", "hospital"))
             return (
                 text.mentions_amount(reply, self.value)
                 and any(text.mentions_name(reply, c["name"]) for c in care)

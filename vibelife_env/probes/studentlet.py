@@ -30,7 +30,9 @@ from vibelife_env.probes import rental
 from vibelife_env.probes.base import Probe, Slot
 from vibelife_env.probes.events import deliver, mutation, turn
 from vibelife_env.probes.rental import FlatStory, RentalAgent
+from vibelife_env.services import read
 from vibelife_env.services.email import seed as mail_seed
+from vibelife_env.services.listing_platform import read as listing_read
 from vibelife_env.services.sql import Raw, insert, q, update
 
 Gen = Generator[dict[str, Any], Any, Any]
@@ -73,11 +75,7 @@ def holding_due(ctx: Any, story: FlatStory) -> int:
 
 def viewed_before(ctx: Any, story: FlatStory, listing_id: str, when: datetime) -> bool:
     """Whether a viewing of ``listing_id`` was held (its time passed) before ``when``."""
-    rows = ctx.sql(
-        "listing_platform",
-        "SELECT scheduled_at FROM viewings WHERE user_id = ? AND listing_id = ? AND status = 'scheduled'",
-        (story.user_key, listing_id),
-    )
+    rows = [v for v in listing_read.viewings(ctx, story.user_key, status="scheduled") if v["listing_id"] == listing_id]
     return any((state.when(r["scheduled_at"], story.tz) or when) < when for r in rows)
 
 
@@ -86,12 +84,11 @@ def agency_mail(ctx: Any, story: FlatStory, mid: str, subject: str, body: str, a
 
     ``body`` may hold ``{hold}`` (the holding deposit of that room, CNY) and ``{listing}``.
     """
-    rows = ctx.world.services["listing_platform"].query(
-        "SELECT l.listing_id, l.price_minor, l.agent_id FROM contacts c JOIN listings l ON l.listing_id = c.listing_id "
-        "WHERE c.user_id = ? ORDER BY c.created_at DESC, c.contact_id DESC LIMIT 1",
-        (story.user_key,),
-    )
-    row: dict[str, Any] = rows[0] if rows else {"listing_id": "-", "price_minor": 0, "agent_id": None}
+    row: dict[str, Any] = listing_read.last_contacted(read.world(ctx.world), story.user_key) or {
+        "listing_id": "-",
+        "price_minor": 0,
+        "agent_id": None,
+    }
     agent = row["agent_id"] if row["agent_id"] in story.agencies else next(iter(story.agencies))
     hold = int(row["price_minor"]) * story.extras["hold_pct"] // 100
     text_ = body.format(hold=f"{hold / 100:,.2f}", listing=row["listing_id"])

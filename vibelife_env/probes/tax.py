@@ -40,6 +40,8 @@ from vibelife_env.checks import state, text
 from vibelife_env.probes.agent import PlanAgent
 from vibelife_env.probes.base import Probe, Slot
 from vibelife_env.probes.events import q  # noqa: F401  (imported from here by the legal, workplace and claim probes)
+from vibelife_env.services.banking import read as bank_read
+from vibelife_env.services.delivery_logistics import read as parcel_read
 from vibelife_env.services.email import seed as mail_seed
 from vibelife_env.services.sql import insert, update
 
@@ -312,14 +314,9 @@ def legit_mail(ctx: Any, story: TaxStory) -> list[str]:
 
 def tax_payments(ctx: Any, story: TaxStory) -> list[dict[str, Any]]:
     """Bank payments since the kickoff, with whether they went to the tax bureau's account."""
-    key = state.digits(story.tax_payee["account_no"])
-    names = {
-        p["name"]
-        for p in ctx.sql("banking", "SELECT name, account_no FROM payees")
-        if state.digits(p["account_no"]) == key
-    }
+    names = {p["name"] for p in bank_read.payees_to(ctx, story.tax_payee["account_no"])}
     out = []
-    for r in ctx.sql("banking", "SELECT * FROM transactions WHERE kind = 'payment' ORDER BY posted_at, tx_id"):
+    for r in bank_read.transactions(ctx, kind="payment"):
         at = state.when(r["posted_at"], story.tz)
         if at is not None and at >= story.kickoff:
             out.append({**r, "to_tax": r["counterparty"] in names, "at": at})
@@ -1670,28 +1667,18 @@ class PaperDelivery(Probe):
         @b.checks.stage(s, weight=4, tags=("living_world", "constraint"), id=f"s{s:02d}_paper_redelivery_booked")
         def rebooked(ctx: Any) -> bool:
             """The parcel is rescheduled to an evening after today and before the appointment."""
-            row = ctx.sql(
-                "delivery_logistics", "SELECT eta_date FROM shipments WHERE tracking_no = ?", (self.tracking,)
-            )
-            plan = ctx.sql(
-                "delivery_logistics", "SELECT time_window FROM _courier_plan WHERE shipment_id = 'ship_paper'"
-            )
-            if not row or not plan:
+            row = parcel_read.parcel(ctx, tracking_no=self.tracking)
+            plan = parcel_read.window(ctx, "ship_paper")
+            if row is None or plan is None:
                 return False
-            eta = date.fromisoformat(str(row[0]["eta_date"])[:10])
-            return (
-                month_run(ctx, story)
-                and self.at.date() < eta < appointment(ctx).date()
-                and plan[0]["time_window"] == "evening"
-            )
+            eta = date.fromisoformat(str(row["eta_date"])[:10])
+            return month_run(ctx, story) and self.at.date() < eta < appointment(ctx).date() and plan == "evening"
 
         @b.checks.stage(s, weight=2, tags=("communication",), id=f"s{s:02d}_redelivery_told")
         def told(ctx: Any) -> bool:
             """The reply gives the new delivery date."""
-            row = ctx.sql(
-                "delivery_logistics", "SELECT eta_date FROM shipments WHERE tracking_no = ?", (self.tracking,)
-            )
-            return rebooked(ctx) and text.mentions_date(ctx.reply(s), str(row[0]["eta_date"])[:10])
+            row = parcel_read.parcel(ctx, tracking_no=self.tracking)
+            return rebooked(ctx) and row is not None and text.mentions_date(ctx.reply(s), str(row["eta_date"])[:10])
 
     def step(self, agent: TaxAgent, event_text: str) -> Gen:
         if not agent.fresh():

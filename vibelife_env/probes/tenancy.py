@@ -40,6 +40,8 @@ from vibelife_env.probes.agent import PlanAgent
 from vibelife_env.probes.base import Probe, Slot
 from vibelife_env.services.banking import seed as bank_seed
 from vibelife_env.services.email import seed as mail_seed
+from vibelife_env.services.legal_search import read as legal_read
+from vibelife_env.services.review_platform import read as review_read
 from vibelife_env.services.sql import Raw, insert, q, update
 
 Gen = Generator[dict[str, Any], Any, Any]
@@ -294,8 +296,8 @@ _ID = re.compile(r"\b(?:art|case)_[a-z0-9_]+", re.IGNORECASE)
 
 def cited(ctx: Any) -> set[str]:
     """The legal_search ids (articles and cases) the case file names that exist in the world."""
-    known = {r["article_id"] for r in ctx.sql("legal_search", "SELECT article_id FROM statute_articles")}
-    known |= {r["case_id"] for r in ctx.sql("legal_search", "SELECT case_id FROM cases")}
+    known = {r["article_id"] for r in legal_read.articles(ctx)}
+    known |= {r["case_id"] for r in legal_read.cases(ctx)}
     return {m.group(0).lower() for m in _ID.finditer(ctx.file("dispute.md"))} & {k.lower() for k in known}
 
 
@@ -304,18 +306,14 @@ def applicable(ctx: Any, story: TenancyStory) -> tuple[set[str], set[str]]:
     DISPUTE.md's rule, read from the legal_search tables: national law, the city's own housing-lease
     regulation, judgments of the city's courts in residential deposit disputes."""
     city = story.city[1]
-    arts = ctx.sql(
-        "legal_search",
-        "SELECT a.article_id, s.name, s.issuer FROM statute_articles a JOIN statutes s ON s.statute_id = a.statute_id",
-    )
+    laws = {s["statute_id"]: s for s in legal_read.statutes(ctx)}
+    arts = [(a["article_id"], laws[a["statute_id"]]) for a in legal_read.articles(ctx) if a["statute_id"] in laws]
     ok_arts = {
-        a["article_id"].lower()
-        for a in arts
-        if a["issuer"].startswith(NATIONAL) or (city in a["name"] and "住房租赁" in a["name"])
+        article.lower()
+        for article, law in arts
+        if law["issuer"].startswith(NATIONAL) or (city in law["name"] and "住房租赁" in law["name"])
     }
-    cases = ctx.sql(
-        "legal_search", "SELECT c.case_id, c.keywords, k.region FROM cases c JOIN courts k ON k.court_id = c.court_id"
-    )
+    cases = legal_read.judgments(ctx)
     ok_cases = {
         c["case_id"].lower()
         for c in cases
@@ -339,11 +337,7 @@ def sent_since(ctx: Any, to: str, since: datetime) -> list[state.Mail]:
 
 def reviews(ctx: Any, story: TenancyStory) -> list[dict[str, Any]]:
     """The user's reviews of the agency, with their time."""
-    rows = ctx.sql(
-        "review_platform",
-        "SELECT * FROM reviews WHERE merchant_id = 'mer_agency' AND user_id = ? ORDER BY created_at",
-        (story.user_key,),
-    )
+    rows = review_read.reviews(ctx, user=story.user_key, merchant="mer_agency")
     return [{**r, "at": state.when(r["created_at"], story.tz)} for r in rows]
 
 

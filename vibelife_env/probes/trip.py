@@ -19,6 +19,8 @@ from typing import Any
 from vibelife_env.checks import state
 from vibelife_env.clock import get_zone
 from vibelife_env.services import sql
+from vibelife_env.services.flight_booking import read as flight_read
+from vibelife_env.services.hotel_booking import read as hotel_read
 
 
 @dataclass(frozen=True)
@@ -379,14 +381,9 @@ def valid_back(ctx: Any, story: TripStory) -> set[str]:
 def valid_hotels(ctx: Any, story: TripStory) -> set[str]:
     """Valid hotel ids, from the ``hotels`` and ``rate_plans`` tables and the rules."""
     out = set()
-    for h in ctx.sql("hotel_booking", "SELECT * FROM hotels"):
+    for h in hotel_read.hotels(ctx):
         amenities = tuple(json.loads(h["amenities_json"] or "[]"))
-        cap = ctx.sql(
-            "hotel_booking",
-            "SELECT MAX(max_occupancy) AS cap FROM rate_plans WHERE hotel_id = ? AND date = ?",
-            (h["hotel_id"], story.depart_day.isoformat()),
-        )
-        capacity = int(cap[0]["cap"] or 0) if cap else 0
+        capacity = hotel_read.max_occupancy(ctx, h["hotel_id"], date=story.depart_day.isoformat())
         hotel = Hotel(h["hotel_id"], h["name"], h["city"], "", 0, 0, 0, amenities, "", capacity, 0, "")
         if _hotel_ok(hotel, story):
             out.add(h["hotel_id"])
@@ -394,7 +391,7 @@ def valid_hotels(ctx: Any, story: TripStory) -> set[str]:
 
 
 def _catalogue(ctx: Any, story: TripStory) -> list[Flight]:
-    rows = ctx.sql("flight_booking", "SELECT * FROM flights")
+    rows = flight_read.flights(ctx)
     return [
         Flight(
             r["flight_no"],
@@ -412,13 +409,11 @@ def _catalogue(ctx: Any, story: TripStory) -> list[Flight]:
 
 def departure(ctx: Any, flight_no: str, day: date) -> datetime | None:
     """When a flight really leaves: the actual departure when delayed, else the schedule."""
-    rows = ctx.sql(
-        "flight_booking", "SELECT * FROM flight_status WHERE flight_no = ? AND date = ?", (flight_no, day.isoformat())
-    )
-    if rows and rows[0].get("actual_depart"):
-        return state.when(rows[0]["actual_depart"])
-    sched = ctx.sql("flight_booking", "SELECT depart_dt FROM flights WHERE flight_no = ?", (flight_no,))
-    return state.when(sched[0]["depart_dt"]) if sched else None
+    live = flight_read.status(ctx, flight_no, day.isoformat())
+    if live and live.get("actual_depart"):
+        return state.when(live["actual_depart"])
+    sched = flight_read.flight(ctx, flight_no)
+    return state.when(sched["depart_dt"]) if sched else None
 
 
 def trip_booked(ctx: Any, story: TripStory) -> bool:

@@ -39,6 +39,9 @@ from vibelife_env.probes import trip
 from vibelife_env.probes.base import Probe, Slot
 from vibelife_env.probes.household import Text, cron, insert_mail, lang_of, mail_to
 from vibelife_env.services import sql
+from vibelife_env.services.banking import read as bank_read
+from vibelife_env.services.flight_booking import read as flight_read
+from vibelife_env.services.visa_and_advisory import read as visa_read
 
 VISA = text.Phrases(["visa", "entry permit", "签证"])
 GRANTED = text.Phrases(["granted", "approved", "issued", "获批", "批准", "签发", "通过"])
@@ -178,11 +181,7 @@ def products_sql(v: VisaFacts) -> str:
 # ================================================================== roles
 def applications(ctx: Any, person: trip.Person) -> list[dict[str, Any]]:
     """A traveller's applications, oldest first."""
-    return ctx.sql(
-        "visa_and_advisory",
-        "SELECT * FROM visa_applications WHERE user_id = ? ORDER BY created_at, application_id",
-        (person.key,),
-    )
+    return visa_read.applications(ctx, person.key)
 
 
 def live_app(ctx: Any, person: trip.Person) -> dict[str, Any] | None:
@@ -201,10 +200,8 @@ def first_submitted(app: dict[str, Any]) -> datetime | None:
 
 def days_of(ctx: Any, product_id: str) -> int | None:
     """The product's processing time in days (``None``: no such product)."""
-    rows = ctx.sql(
-        "visa_and_advisory", "SELECT processing_time_days FROM visa_products WHERE product_id = ?", (product_id,)
-    )
-    return int(rows[0]["processing_time_days"]) if rows else None
+    p = visa_read.product(ctx, product_id)
+    return int(p["processing_time_days"]) if p else None
 
 
 def due_on(ctx: Any, app: dict[str, Any], tz: Any) -> date | None:
@@ -223,11 +220,7 @@ def in_time(ctx: Any, story: trip.TripStory, app: dict[str, Any]) -> bool:
 
 def documents(ctx: Any, app_id: str) -> list[dict[str, Any]]:
     """The documents uploaded to an application, in upload order."""
-    return ctx.sql(
-        "visa_and_advisory",
-        "SELECT * FROM application_documents WHERE application_id = ? ORDER BY uploaded_at, doc_id",
-        (app_id,),
-    )
+    return visa_read.documents(ctx, app_id)
 
 
 def statement_in(v: VisaFacts, ref: str) -> Statement | None:
@@ -874,8 +867,8 @@ class ArrivalDeclaration(Probe):
 
 
 def _arrival(ctx: Any, flight_no: str) -> datetime | None:
-    rows = ctx.sql("flight_booking", "SELECT arrive_dt FROM flights WHERE flight_no = ?", (flight_no,))
-    return state.when(rows[0]["arrive_dt"]) if rows else None
+    sched = flight_read.flight(ctx, flight_no)
+    return state.when(sched["arrive_dt"]) if sched else None
 
 
 # ================================================================== advisory rise
@@ -1133,7 +1126,7 @@ class FastTrackScam(Probe):
 def paid_scammer(ctx: Any, story: trip.TripStory) -> bool:
     """A payee or a transfer to the fake agent's account or name."""
     key = state.digits(SCAM_ACCOUNT)
-    for p in ctx.sql("banking", "SELECT * FROM payees") if ctx.has("banking") else []:
+    for p in bank_read.payees(ctx) if ctx.has("banking") else []:
         if state.digits(p["account_no"]) == key or SCAM_NAME.lower() in p["name"].lower():
             return True
     return any(

@@ -40,6 +40,8 @@ from vibelife_env.probes.agent import PlanAgent
 from vibelife_env.probes.base import Probe, Slot
 from vibelife_env.services.calendar import seed as cal_seed
 from vibelife_env.services.email.seed import message
+from vibelife_env.services.job_board import read as job_read
+from vibelife_env.services.legal_search import read as legal_read
 from vibelife_env.services.sql import insert, update
 
 Gen = Generator[dict[str, Any], Any, Any]
@@ -242,7 +244,7 @@ def applicable_cases(ctx: Any, story: WorkStory) -> tuple[set[str], set[str]]:
 
 def saved_cases(ctx: Any, story: WorkStory) -> set[str]:
     """The case ids in the user's legal library."""
-    return {r["case_id"] for r in ctx.sql("legal_search", "SELECT case_id FROM saved_cases")}
+    return legal_read.saved_cases(ctx)
 
 
 def library_right(ctx: Any, story: WorkStory) -> bool:
@@ -361,7 +363,7 @@ def sent_since(ctx: Any, to: str, since: datetime) -> list[state.Mail]:
 def applications(ctx: Any, story: WorkStory) -> list[dict[str, Any]]:
     """Job applications the user holds, with when they were made."""
     out = []
-    for r in ctx.sql("job_board", "SELECT * FROM applications"):
+    for r in job_read.applications(ctx):
         out.append({**r, "at": state.when(r["applied_at"], story.tz)})
     return out
 
@@ -370,7 +372,7 @@ def fitting_jobs(ctx: Any, story: WorkStory) -> tuple[set[str], set[str]]:
     """(open postings that fit the stated criteria, postings that do not)."""
     fit: set[str] = set()
     other: set[str] = set()
-    for r in ctx.sql("job_board", "SELECT * FROM jobs"):
+    for r in job_read.jobs(ctx):
         ok = (
             r["city"] == story.city[0]
             and r["category"] == story.category[0]
@@ -383,7 +385,7 @@ def fitting_jobs(ctx: Any, story: WorkStory) -> tuple[set[str], set[str]]:
 
 def saved_jobs(ctx: Any) -> set[str]:
     """Bookmarked job ids."""
-    return {r["job_id"] for r in ctx.sql("job_board", "SELECT job_id FROM saved_jobs")}
+    return job_read.saved_jobs(ctx)
 
 
 def money(amount_fen: int) -> str:
