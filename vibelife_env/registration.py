@@ -79,15 +79,19 @@ def register_bundles(root: str | Path, prefix: str = "VibeLife", force: bool = F
             if gym.registry[eid].kwargs.get("task_dir") == str(bundle):
                 continue
             raise ValueError(f"{eid} is already registered for {gym.registry[eid].kwargs.get('task_dir')}")
-        gym.register(
-            id=eid,
-            entry_point=ENTRY_POINT,
-            vector_entry_point=VECTOR_ENTRY_POINT,
-            kwargs={"task_dir": str(bundle)},
-            max_episode_steps=MAX_EPISODE_STEPS,
-            disable_env_checker=False,
-        )
+        _register(eid, ENTRY_POINT, {"task_dir": str(bundle)})
     return sorted(ids)
+
+
+def _register(eid: str, entry_point: str, kwargs: dict[str, str]) -> None:
+    gym.register(
+        id=eid,
+        entry_point=entry_point,
+        vector_entry_point=VECTOR_ENTRY_POINT,
+        kwargs=kwargs,
+        max_episode_steps=MAX_EPISODE_STEPS,
+        disable_env_checker=False,
+    )
 
 
 FAMILY_ENTRY_POINT = "vibelife_env.family_env:FamilyEnv"
@@ -123,33 +127,18 @@ def register_family_dir(folder: str | Path, prefix: str = "VibeLife") -> str:
     path = Path(folder).expanduser().resolve()
     family = load_family(path)
     eid = env_id(family.domain, family.name, prefix)
-    if eid in gym.registry and gym.registry[eid].kwargs.get("family_dir") == str(path):
-        return eid
-    gym.register(
-        id=eid,
-        entry_point=FAMILY_ENTRY_POINT,
-        vector_entry_point=VECTOR_ENTRY_POINT,
-        kwargs={"family_dir": str(path)},
-        max_episode_steps=MAX_EPISODE_STEPS,
-        disable_env_checker=False,
-    )
+    if eid not in gym.registry or gym.registry[eid].kwargs.get("family_dir") != str(path):
+        _register(eid, FAMILY_ENTRY_POINT, {"family_dir": str(path)})
     return eid
 
 
 def register_families(root: str | Path, prefix: str = "VibeLife") -> list[str]:
     """Register every family under ``root`` as ``VibeLife-<domain>-<family>-v0`` (lazily:
-    nothing is generated until ``gym.make``). ``split`` and ``instance`` are make kwargs."""
+    nothing is generated until ``gym.make``). ``split``, ``instance`` and ``level`` are make kwargs."""
     ids = []
     for folder in find_families(root):
         eid = env_id(folder.parent.name, folder.name, prefix)
-        gym.register(
-            id=eid,
-            entry_point=FAMILY_ENTRY_POINT,
-            vector_entry_point=VECTOR_ENTRY_POINT,
-            kwargs={"family_dir": str(folder)},
-            max_episode_steps=MAX_EPISODE_STEPS,
-            disable_env_checker=False,
-        )
+        _register(eid, FAMILY_ENTRY_POINT, {"family_dir": str(folder)})
         ids.append(eid)
     return sorted(ids)
 
