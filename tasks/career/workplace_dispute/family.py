@@ -24,6 +24,7 @@ from typing import Any
 import numpy as np
 
 from vibelife_env.checks import state, text
+from vibelife_env.checks.kinds import Quiet
 from vibelife_env.clock import get_zone
 from vibelife_env.families import Family, InstanceKey, InstanceProfile, TaskBuilder
 from vibelife_env.probes import workplace as W
@@ -766,12 +767,15 @@ the reminder follow it (no reminder left after the deadline).
                     return W.noted(ctx, s, lambda t: text.mentions_amount(t, W.total(ctx, s)))
 
             elif key.startswith("notice_") and key not in shared:
-
-                @b.checks.stage(idx, weight=1, tags=("communication",), id=f"s{idx:02d}_quiet_{key}", requires=(W.RUN,))
-                def quiet(ctx: Any, idx: int = idx) -> bool:
-                    """Nothing is due: no mail, a short reply, in a dispute being run."""
-                    acted = any(c["ok"] and c["name"] in state.MAIL_SENDS for c in ctx.trace(idx))
-                    return not acted and state.short_replies(ctx, idx)
+                # nothing is due: no mail, a short reply, in a dispute being run
+                Quiet(
+                    stage=idx,
+                    weight=1,
+                    label=f"quiet_{key}",
+                    tags=("communication",),
+                    tools=tuple(sorted(state.MAIL_SENDS)),
+                    requires=(W.RUN,),
+                ).add(b.checks)
 
         def letters(ctx: Any, to: str) -> list[state.Mail]:
             return W.sent_since(ctx, to, s.at(s.end, 20))

@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 
 from vibelife_env.checks import state, text
+from vibelife_env.checks.kinds import Quiet
 from vibelife_env.probes import money
 from vibelife_env.probes.base import Slot
 from vibelife_env.services.banking import seed as bank_seed
@@ -23,6 +24,8 @@ from vibelife_env.services.sql import insert, update
 
 from .texts import say
 
+#: The prerequisite of the quiet checks (:func:`month_run`).
+RUN = "the month is being run (the card is paid and money.md records the payment)"
 FROZEN = text.Phrases(["frozen", "freeze", "locked", "blocked", "冻结", "锁定"])
 SAVE_SHARE = 0.2
 
@@ -752,6 +755,7 @@ def add_checks(b: Any, story: money.MoneyStory, stage_of: dict[str, int], shared
     st = dict(stage_of)
     k, w = st["kickoff"], st["wrap"]
 
+    @b.checks.prerequisite(RUN)
     def run(ctx: Any) -> bool:
         return month_run(ctx, s)
 
@@ -958,12 +962,15 @@ def add_checks(b: Any, story: money.MoneyStory, stage_of: dict[str, int], shared
     for key, i in st.items():
         quiet_keys = ("cycle_closing", "cash", "landlord_thanks", "payslip", "statement_issued")
         if (key.startswith(("review_", "spend_")) or key in quiet_keys) and key not in shared:
-
-            @b.checks.stage(i, weight=1, tags=("communication",), id=f"s{i:02d}_quiet_{key}")
-            def quiet_check(ctx: Any, i: int = i) -> bool:
-                """Nothing is due: no mail and a short reply, in a month that is being run."""
-                mailed = any(c["name"] in state.MAIL_SENDS and c["ok"] for c in ctx.trace(i))
-                return run(ctx) and not mailed and state.short_replies(ctx, i)
+            # nothing is due: no mail and a short reply, in a month that is being run
+            Quiet(
+                stage=i,
+                weight=1,
+                label=f"quiet_{key}",
+                tags=("communication",),
+                tools=tuple(sorted(state.MAIL_SENDS)),
+                requires=(RUN,),
+            ).add(b.checks)
 
     # ---------------------------------------------------------------- end of the month
     @b.checks.stage(w, weight=2, tags=("communication",), id=f"s{w:02d}_month_reported")

@@ -23,6 +23,7 @@ from typing import Any
 import numpy as np
 
 from vibelife_env.checks import state, text
+from vibelife_env.checks.kinds import Quiet
 from vibelife_env.clock import get_zone
 from vibelife_env.families import Family, InstanceKey, InstanceProfile, TaskBuilder
 from vibelife_env.probes import ledger, money, tax
@@ -36,6 +37,8 @@ from vibelife_env.services.notion import seed as notion_seed
 from vibelife_env.services.sql import insert
 from vibelife_env.task.loader import Task
 
+#: The prerequisite of the quiet checks (``tax.month_run``).
+RUN = "the season is being run (the worksheet holds the deductions the household facts give)"
 GIVEN = ["Wei", "Na", "Jie", "Min", "Hao", "Lan", "Yu", "Ting", "Qiang", "Fang", "Lei", "Xin"]
 FAMILY_NAMES = ["Li", "Wang", "Zhang", "Liu", "Chen", "Yang", "Zhao", "Huang", "Zhou", "Wu"]
 KIDS = ["Doudou", "Xiaoyu", "Lele", "Mimi", "Tongtong", "Yoyo"]
@@ -689,6 +692,7 @@ pay it the same way; if negative, the refund comes to us by itself. Nothing is e
         s = story
         k, w = stage_of["kickoff"], stage_of["wrap"]
 
+        @b.checks.prerequisite(RUN)
         def run(ctx: Any) -> bool:
             return tax.month_run(ctx, s)
 
@@ -735,15 +739,15 @@ pay it the same way; if negative, the refund comes to us by itself. Nothing is e
                 if key in shared:
                     continue
 
-                @b.checks.stage(idx, weight=1, tags=("communication",), id=f"s{idx:02d}_quiet_{key}")
-                def quiet(ctx: Any, idx: int = idx) -> bool:
-                    """Nothing is due: no payment, no mail, a short reply, in a season being run."""
-                    acted = any(
-                        c["ok"]
-                        and (c["name"] in state.MAIL_SENDS or c["name"] in ("banking__pay_payee", "banking__transfer"))
-                        for c in ctx.trace(idx)
-                    )
-                    return run(ctx) and not acted and state.short_replies(ctx, idx)
+                # nothing is due: no payment, no mail, a short reply, in a season being run
+                Quiet(
+                    stage=idx,
+                    weight=1,
+                    label=f"quiet_{key}",
+                    tags=("communication",),
+                    tools=tuple(sorted(state.MAIL_SENDS | {"banking__pay_payee", "banking__transfer"})),
+                    requires=(RUN,),
+                ).add(b.checks)
 
                 if key.startswith("review_"):
 

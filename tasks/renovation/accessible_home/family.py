@@ -32,6 +32,7 @@ from typing import Any
 import numpy as np
 
 from vibelife_env.checks import state, text
+from vibelife_env.checks.kinds import Quiet
 from vibelife_env.clock import get_zone
 from vibelife_env.families import Family, InstanceKey, InstanceProfile, TaskBuilder
 from vibelife_env.probes import access as A
@@ -45,6 +46,8 @@ from vibelife_env.services.notion import seed as notion_seed
 from vibelife_env.services.sql import insert, update
 from vibelife_env.task.loader import Task
 
+#: The prerequisite of the quiet checks (:func:`on_track`).
+ON_TRACK = "the plan is on track (the pickup in the calendar, then aids in the cart, then bought)"
 GIVEN = ["Wei", "Na", "Jie", "Min", "Hao", "Lan", "Yu", "Ting", "Qiang", "Fang", "Lei", "Xin", "Rui", "Jun", "Mei"]
 FAMILY_NAMES = ["Li", "Wang", "Zhang", "Liu", "Chen", "Yang", "Zhao", "Huang", "Zhou", "Wu", "Xu", "Sun"]
 ELDER = {"Mum": ["Guihua", "Xiulan", "Shufen", "Yuying"], "Dad": ["Jianguo", "Guoqiang", "Deming", "Zhiyuan"]}
@@ -1697,6 +1700,7 @@ class AccessibleHome(Family):
                 and text.mentions_amount(reply, got_ / 100)
             )
 
+        b.checks.prerequisite(ON_TRACK)(lambda ctx: on_track(ctx, s))
         for key in [
             k_ for k_ in stage_of if k_.startswith(("chat_", "review_", "notice", "home", "tracker_glance", "out_for"))
         ]:
@@ -1704,12 +1708,15 @@ class AccessibleHome(Family):
             if any(other not in (key,) and stage_of[other] == sq for other in stage_of):
                 continue
 
-            @b.checks.stage(sq, weight=1, tags=("restraint",), id=f"s{sq:02d}_quiet_{key}")
-            def quiet_check(ctx: Any, sq: int = sq) -> bool:
-                """Nothing is due: no mail and a short reply, with the plan on track (aids in the cart, or
-                bought once the go-ahead came)."""
-                mailed = any(c["name"] in state.MAIL_SENDS and c["ok"] for c in ctx.trace(sq))
-                return on_track(ctx, s) and not mailed and state.short_replies(ctx, sq)
+            # nothing is due: no mail and a short reply, with the plan on track
+            Quiet(
+                stage=sq,
+                weight=1,
+                label=f"quiet_{key}",
+                tags=("restraint",),
+                tools=tuple(sorted(state.MAIL_SENDS)),
+                requires=(ON_TRACK,),
+            ).add(b.checks)
 
         go_ = s.go
 

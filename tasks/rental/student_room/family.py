@@ -32,6 +32,7 @@ from typing import Any
 import numpy as np
 
 from vibelife_env.checks import state, text
+from vibelife_env.checks.kinds import Quiet
 from vibelife_env.clock import get_zone
 from vibelife_env.families import Family, InstanceKey, InstanceProfile, TaskBuilder
 from vibelife_env.probes import rental, studentlet
@@ -71,6 +72,8 @@ HOUSES = [
     "Red Brick Row",
     "Orchard Place",
 ]
+#: The prerequisite of the quiet checks (:meth:`Grader.hunt`).
+HUNTING = "the hunt is under way (a room valid at the start viewed and listed)"
 #: Tools whose use in a quiet stage counts as acting on a notice.
 WRITES = frozenset(
     f"{svc}__{op}"
@@ -459,9 +462,18 @@ class StudentRoom(Family):
         for lid in s.extras["near_misses"]:
             k = stage_of["kickoff"]
             b.checks.stage(k, weight=1, tags=("rules",), id=f"s{k:02d}_{lid}_left_out")(g.left_out(lid))
+        b.checks.prerequisite(HUNTING)(g.hunt)
         for key, n in stage_of.items():
             if key.startswith(("notice_", "timetable_")):
-                b.checks.stage(n, weight=1, tags=("restraint",), id=f"s{n:02d}_{key}_quiet")(g.quiet(n))
+                # a notice that needs nothing: no mail, payment or booking in the stage; a short reply
+                Quiet(
+                    stage=n,
+                    weight=1,
+                    label=f"{key}_quiet",
+                    tags=("restraint",),
+                    tools=tuple(sorted(state.MAIL_SENDS | WRITES)),
+                    requires=(HUNTING,),
+                ).add(b.checks)
             elif key.startswith("weekly_"):
                 b.checks.stage(n, weight=2, tags=("living_world",), id=f"s{n:02d}_{key}_rooms_kept")(g.kept_current)
 
@@ -999,16 +1011,6 @@ class Grader:
         rows = ctx.sql("listing_platform", "SELECT listing_id FROM contacts WHERE user_id = ?", (self.s.user_key,))
         seen = {v["listing_id"] for v in rental.viewings(ctx, self.s)}
         return self.settled(ctx) and [r["listing_id"] in seen for r in rows] == [True]
-
-    def quiet(self, n: int) -> Any:
-        """A predicate: stage ``n`` (a notice) needed nothing and got no mail, payment or booking."""
-
-        def check(ctx: Any) -> bool:
-            """A notice that needs nothing: no mail, payment or booking in the stage; a short reply."""
-            writes = [c for c in ctx.trace(n) if c["ok"] and (c["name"] in state.MAIL_SENDS or c["name"] in WRITES)]
-            return self.hunt(ctx) and not writes and state.short_replies(ctx, n)
-
-        return check
 
     def kept_current(self, ctx: Any) -> bool:
         """At a weekly check the list still equals what fits now."""

@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 
 from vibelife_env.checks import state, text
+from vibelife_env.checks.kinds import Quiet
 from vibelife_env.probes import ledger, trip
 from vibelife_env.probes.base import Slot
 from vibelife_env.probes.city import (
@@ -35,6 +36,8 @@ from vibelife_env.services import sql
 
 from .texts import say
 
+#: The prerequisite of the quiet checks (:func:`~vibelife_env.probes.city.booked`).
+BOOKED = "the trip is booked (valid flights both ways and a stay at a valid hotel)"
 QUIET = text.Phrases(["quiet", "high floor", "upper floor", "安静", "高楼层"])
 PASSPORT = text.Phrases(["passport", "passports", "护照"])
 
@@ -688,6 +691,8 @@ def add_checks(b: Any, story: trip.TripStory, stage_of: dict[str, int]) -> None:
         s = st[slot]
         return b.checks.stage(s, weight=weight, tags=tags, id=f"s{s:02d}_{label}")
 
+    b.checks.prerequisite(BOOKED)(lambda ctx: booked(ctx, story))
+
     def hotel_names(ctx: Any) -> dict[str, str]:
         return {r["hotel_id"]: r["name"] for r in ctx.sql("hotel_booking", "SELECT hotel_id, name FROM hotels")}
 
@@ -927,12 +932,15 @@ def add_checks(b: Any, story: trip.TripStory, stage_of: dict[str, int]) -> None:
                 and (held.ref in reply or held.row["confirmation_code"] in reply)
             )
 
-        @cb("at_hotel", "front_desk_brief", 1, ("communication",))
-        def front_desk_short(ctx: Any) -> bool:
-            """The front-desk reply is short and no mail goes out."""
-            s = st["at_hotel"]
-            mailed = any(c["name"] in state.MAIL_SENDS and c["ok"] for c in ctx.trace(s))
-            return booked(ctx, story) and not mailed and state.short_replies(ctx, s)
+        # the front-desk reply is short and no mail goes out
+        Quiet(
+            stage=st["at_hotel"],
+            weight=1,
+            label="front_desk_brief",
+            tags=("communication",),
+            tools=tuple(sorted(state.MAIL_SENDS)),
+            requires=(BOOKED,),
+        ).add(b.checks)
 
     @cb("share_address", "address_shared", 2, ("execution", "communication"))
     def address_shared(ctx: Any) -> bool:
@@ -997,12 +1005,15 @@ def add_checks(b: Any, story: trip.TripStory, stage_of: dict[str, int]) -> None:
     for key, s in st.items():
         quiet_keys = ("prep_review", "home_again", "landed_home", "stay_reminder", "statement_ready")
         if (key.startswith("brief_") or key in quiet_keys) and key not in shared:
-
-            @b.checks.stage(s, weight=1, tags=("communication",), id=f"s{s:02d}_quiet_{key}")
-            def quiet_check(ctx: Any, s: int = s) -> bool:
-                """Nothing is due: no mail to anyone and a short reply, on a trip that is on."""
-                mailed = any(c["name"] in state.MAIL_SENDS and c["ok"] for c in ctx.trace(s))
-                return booked(ctx, story) and not mailed and state.short_replies(ctx, s)
+            # nothing is due: no mail to anyone and a short reply, on a trip that is on
+            Quiet(
+                stage=s,
+                weight=1,
+                label=f"quiet_{key}",
+                tags=("communication",),
+                tools=tuple(sorted(state.MAIL_SENDS)),
+                requires=(BOOKED,),
+            ).add(b.checks)
 
     # ---------------------------------------------------------------- wrap-up
     @b.checks.stage(w, weight=2, tags=("communication", "bookkeeping"), id=f"s{w:02d}_final_spend_reported")
