@@ -773,7 +773,6 @@ the reminder follow it (no reminder left after the deadline).
                     weight=1,
                     label=f"quiet_{key}",
                     tags=("communication",),
-                    tools=tuple(sorted(state.MAIL_SENDS)),
                     requires=(W.RUN,),
                 ).add(b.checks)
 

@@ -968,7 +968,6 @@ def add_checks(b: Any, story: money.MoneyStory, stage_of: dict[str, int], shared
                 weight=1,
                 label=f"quiet_{key}",
                 tags=("communication",),
-                tools=tuple(sorted(state.MAIL_SENDS)),
                 requires=(RUN,),
             ).add(b.checks)
 

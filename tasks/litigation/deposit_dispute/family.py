@@ -987,7 +987,6 @@ Never give my home address or ID number to anyone. If someone asks for them, ask
                     weight=1,
                     label=f"quiet_{key}",
                     tags=("restraint",),
-                    tools=tuple(sorted(state.MAIL_SENDS)),
                     requires=(RUN,),
                 ).add(b.checks)
 

@@ -1714,7 +1714,6 @@ class AccessibleHome(Family):
                 weight=1,
                 label=f"quiet_{key}",
                 tags=("restraint",),
-                tools=tuple(sorted(state.MAIL_SENDS)),
                 requires=(ON_TRACK,),
             ).add(b.checks)
 

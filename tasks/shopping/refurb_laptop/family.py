@@ -539,7 +539,6 @@ class RefurbLaptop(Family):
                     weight=1,
                     label=f"quiet_{k}",
                     tags=("communication",),
-                    tools=tuple(sorted(state.MAIL_SENDS)),
                     requires=(IN_MOTION,),
                 ).add(b.checks)
 

@@ -938,7 +938,6 @@ def add_checks(b: Any, story: trip.TripStory, stage_of: dict[str, int]) -> None:
             weight=1,
             label="front_desk_brief",
             tags=("communication",),
-            tools=tuple(sorted(state.MAIL_SENDS)),
             requires=(BOOKED,),
         ).add(b.checks)
 
@@ -1011,7 +1010,6 @@ def add_checks(b: Any, story: trip.TripStory, stage_of: dict[str, int]) -> None:
                 weight=1,
                 label=f"quiet_{key}",
                 tags=("communication",),
-                tools=tuple(sorted(state.MAIL_SENDS)),
                 requires=(BOOKED,),
             ).add(b.checks)
 
