@@ -34,6 +34,8 @@ def replay(fixture: dict) -> tuple[dict, int, bool]:
     kwargs = {} if fixture.get("instance") is None else {"instance": fixture["instance"]}
     if fixture.get("split"):
         kwargs["split"] = fixture["split"]
+    if fixture.get("instance") is not None:  # a family: the level it was played at
+        kwargs["level"] = fixture.get("level", "guided")
     env = gym.make(fixture["env_id"], **kwargs)
     env.reset(seed=fixture["reset_seed"])
     info: dict = {}

@@ -27,7 +27,8 @@ Usage::
     python -m vibelife_env.fingerprint --policies --out after.json --compare before.json --ignore checks
 
 The default covers the four test instances of every shipped family and train seeds 0-3
-(``--train A:B`` widens it); ``--procs N`` spreads families over processes.
+(``--train A:B`` widens it) at the guided level (``--level paper``: the families that render
+the paper level, at it); ``--procs N`` spreads families over processes.
 """
 
 from __future__ import annotations
@@ -55,15 +56,15 @@ def _sha(value: Any) -> str:
 
 
 def instance_fingerprint(
-    env_id: str, split: str, index: int, oracle: bool = False, policies: bool = False
+    env_id: str, split: str, index: int, oracle: bool = False, policies: bool = False, level: str = "guided"
 ) -> dict[str, str]:
-    """The part hashes of one instance (see the module docstring)."""
+    """The part hashes of one instance at ``level`` (see the module docstring)."""
     import gymnasium as gym
 
     import vibelife_env  # noqa: F401  (registers the families)
     from vibelife_env.env import base_env
 
-    env = gym.make(env_id, split=split, instance=index)
+    env = gym.make(env_id, split=split, instance=index, level=level)
     try:
         core = base_env(env)
         task = core.task
@@ -84,7 +85,7 @@ def instance_fingerprint(
         if oracle:
             out["oracle"] = _oracle(env, core)
         if policies:
-            out[POLICY_PART] = _policies(env_id, split, index, core.task)
+            out[POLICY_PART] = _policies(env_id, split, index, core.task, level)
         return out
     finally:
         env.close()
@@ -113,7 +114,7 @@ def _oracle(env: Any, core: Any) -> str:
     return _sha([core.world.digest(), result.score, result.checks, result.mutation_errors, result.check_errors])
 
 
-def _policies(env_id: str, split: str, index: int, task: Any) -> str:
+def _policies(env_id: str, split: str, index: int, task: Any, level: str) -> str:
     """Per gated policy (the validation's list, the generated tool paths left out): its score and
     the ids of the checks it passes."""
     import gymnasium as gym
@@ -123,7 +124,9 @@ def _policies(env_id: str, split: str, index: int, task: Any) -> str:
 
     verdicts = {}
     for name, _role, _gate, make, strict in policies(task):
-        env = gym.make(env_id, split=split, instance=index, strict_mutations=strict, explain_failures=False)
+        env = gym.make(
+            env_id, split=split, instance=index, level=level, strict_mutations=strict, explain_failures=False
+        )
         try:
             result = run_episode(env, make(), seed=0, record=False)
         finally:
@@ -132,29 +135,34 @@ def _policies(env_id: str, split: str, index: int, task: Any) -> str:
     return _sha(verdicts)
 
 
-def _family_fingerprints(job: tuple[str, list[tuple[str, int]], bool, bool]) -> dict[str, dict[str, str]]:
-    env_id, keys, oracle, policies = job
+def _family_fingerprints(job: tuple[str, list[tuple[str, int]], bool, bool, str]) -> dict[str, dict[str, str]]:
+    env_id, keys, oracle, policies, level = job
     out = {}
     for split, index in keys:
         try:
-            out[f"{split}-{index}"] = instance_fingerprint(env_id, split, index, oracle, policies)
+            out[f"{split}-{index}"] = instance_fingerprint(env_id, split, index, oracle, policies, level)
         except Exception as exc:
             out[f"{split}-{index}"] = {"error": f"{type(exc).__name__}: {exc}"}
     return out
 
 
 def fingerprints(
-    env_ids: Iterable[str], train: range = range(4), oracle: bool = False, procs: int = 1, policies: bool = False
+    env_ids: Iterable[str],
+    train: range = range(4),
+    oracle: bool = False,
+    procs: int = 1,
+    policies: bool = False,
+    level: str = "guided",
 ) -> dict[str, dict[str, dict[str, str]]]:
-    """``{env id: {"test-0": {part: hash}, ...}}`` over the test instances and ``train`` seeds."""
+    """``{env id: {"test-0": {part: hash}, ...}}`` over the test instances and ``train`` seeds at ``level``."""
     keys = [("test", k) for k in range(4)] + [("train", k) for k in train]
-    jobs = [(e, keys, oracle, policies) for e in env_ids]
+    jobs = [(e, keys, oracle, policies, level) for e in env_ids]
     if procs > 1:
         with ProcessPoolExecutor(procs) as pool:
             results = list(pool.map(_family_fingerprints, jobs))
     else:
         results = [_family_fingerprints(j) for j in jobs]
-    return {e: r for (e, _, _, _), r in zip(jobs, results, strict=True)}
+    return {e: r for (e, *_), r in zip(jobs, results, strict=True)}
 
 
 def compare(before: dict[str, Any], after: dict[str, Any], ignore: Iterable[str] = ()) -> list[str]:
@@ -191,12 +199,20 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--ignore", action="append", default=[], help="with --compare: leave this part out")
     parser.add_argument("--procs", type=int, default=1)
+    parser.add_argument(
+        "--level", choices=("guided", "paper"), default="guided", help="the level (paper: the families that render it)"
+    )
     args = parser.parse_args(argv)
 
+    import gymnasium as gym
+
+    from vibelife_env.families.loader import load_family
     from vibelife_env.suite import builtin_families
 
     env_ids = [e for e in builtin_families() if not args.family or any(f in e for f in args.family)]
-    prints = fingerprints(env_ids, _span(args.train), args.oracle, args.procs, args.policies)
+    if args.level != "guided":
+        env_ids = [e for e in env_ids if args.level in load_family(gym.spec(e).kwargs["family_dir"]).levels]
+    prints = fingerprints(env_ids, _span(args.train), args.oracle, args.procs, args.policies, args.level)
     with open(args.out, "w", encoding="utf-8") as fh:
         json.dump(prints, fh, indent=1, sort_keys=True)
     count = sum(len(v) for v in prints.values())
