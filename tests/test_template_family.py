@@ -53,10 +53,12 @@ def test_the_paper_level_renders_the_same_story_harder(env_id: str) -> None:
     for index in range(4):
         guided, paper = family.instance("test", index, "guided"), family.instance("test", index, "paper")
         assert [e.id for s in guided.stages for e in s.events] == [e.id for s in paper.stages for e in s.events]
-        assert [c.id for c in guided.suite] == [c.id for c in paper.suite]
+        latent = [c.id for c in paper.suite if any(r.latent for r in c.rules)]
+        assert latent == ["s00_clash_raised"]  # the latent fact's check, on top of the same checks
+        assert [c.id for c in guided.suite] == [c.id for c in paper.suite if c.id not in latent]
         assert paper.meta.name == guided.meta.name + "-paper"
         world = [r for c in paper.suite for r in c.rules if not r.stated]
-        assert all(r.source.startswith("email:") for r in world)
+        assert all(r.source.startswith("email:") or r.latent for r in world)
         assert not any(r.text in paper.workspace_files["AGENTS.md"] for r in world)
         assert "acc_main" not in paper.workspace_files["USER.md"]  # no backend id a person would not know
     env = gym.make(env_id, instance=0)
@@ -92,7 +94,11 @@ def test_a_rule_in_the_world_that_the_oracle_never_reads_fails_discoverability(m
         problems = discoverability_problems(eid, 0, {"instance": 0, "level": "paper"})
     finally:
         family._cache.clear()
-    assert problems and all("scam" in p and "returned by no tool call" in p for p in problems), problems
+    assert all("returned by no tool call" in p for p in problems), problems
+    unread = {p.split(":")[0] for p in problems}
+    assert any("scam" in c for c in unread), problems  # the policy in the unread mail body
+    assert "s00_clash_raised" in unread, problems  # the weekly appointment in the unlisted calendar
+    assert any("the fact «" in p for p in problems if p.startswith("s00_clash_raised")), problems
 
 
 def test_every_rule_a_check_enforces_is_stated_where_it_lives() -> None:

@@ -141,8 +141,8 @@ def backend_hints(text: str) -> list[str]:
 def explicitness(task: Task) -> dict[str, Any]:
     """Where an instance's rules live and how much a person would have to look for (#27).
 
-    Keys: ``rules_stated`` / ``rules_world`` (distinct rules of checks made from check kinds, by
-    source), ``world_share`` (of those), ``checks_without_rule`` (hand-written checks, whose rule
+    Keys: ``rules_stated`` / ``rules_world`` / ``rules_latent`` (distinct rules of checks made from
+    check kinds, by source), ``world_share`` (of those, the share not stated: world or latent), ``checks_without_rule`` (hand-written checks, whose rule
     is not recorded), ``backend_hints`` (in the workspace files), ``mails_at_reset`` (the mailbox
     the agent opens on).
     """
@@ -150,7 +150,8 @@ def explicitness(task: Task) -> dict[str, Any]:
 
     rules = {r.key: r for c in task.checks for r in getattr(c, "rules", ())}
     stated = sum(1 for r in rules.values() if r.stated)
-    world = len(rules) - stated
+    latent = sum(1 for r in rules.values() if r.latent)
+    world = len(rules) - stated - latent
     text = "\n".join(task.workspace_files.values())
     mails = 0
     image = world_images(task).get("email")
@@ -165,7 +166,8 @@ def explicitness(task: Task) -> dict[str, Any]:
         "task": task.id,
         "rules_stated": stated,
         "rules_world": world,
-        "world_share": round(world / len(rules), 3) if rules else 0.0,
+        "rules_latent": latent,
+        "world_share": round((world + latent) / len(rules), 3) if rules else 0.0,
         "checks_without_rule": sum(1 for c in task.checks if not getattr(c, "rules", ())),
         "checks": len(task.checks),
         "backend_hints": len(backend_hints(text)),

@@ -45,6 +45,7 @@ from vibelife_env.agents.adversaries import OraclePlusPolling
 from vibelife_env.agents.oracle import load_oracle, oracle_family
 from vibelife_env.agents.paths import PATHS, CallLog, PathVariant
 from vibelife_env.blast import BLAST_MAX, ProbeBlast, blast_radius
+from vibelife_env.checks.knowledge import KNOWLEDGE
 from vibelife_env.checks.scoring import UNEXPLAINED
 from vibelife_env.env import base_env
 from vibelife_env.rollout import EpisodeResult, run_episode
@@ -246,7 +247,9 @@ def _strings(value: Any) -> Iterator[str]:
 
 def discoverability_problems(env_id: str, seed: int = 0, env_kwargs: dict[str, Any] | None = None) -> list[str]:
     """One problem per check whose rule lives in the world but that no tool call of the oracle
-    returns by the stage the check decides at (a stage check: its stage; the end tiers: any)."""
+    returns by the stage the check decides at (a stage check: its stage; the end tiers: any); for
+    a latent rule, whose planted fact no such call returns, or whose common knowledge is not on
+    the list (:mod:`vibelife_env.checks.knowledge`)."""
     env = gym.make(env_id, **(env_kwargs or {}))
     try:
         core = base_env(env)
@@ -262,12 +265,20 @@ def discoverability_problems(env_id: str, seed: int = 0, env_kwargs: dict[str, A
         }
         problems = []
         for check, rule in ruled:
-            last = check.stage if check.tier == "stage" else max(seen, default=0)
-            found = any(rule.text in t for stage, texts in seen.items() if stage <= (last or 0) for t in texts)
-            if not found:
+            if rule.latent and rule.knowledge not in KNOWLEDGE:
                 problems.append(
-                    f"{check.id}: its rule «{rule.text[:80]}» ({rule.source}) is returned by no tool call of the "
-                    f"oracle by stage {last}: an agent could not find it"
+                    f"{check.id}: its latent rule «{rule.text[:80]}» rests on {rule.knowledge!r}, which is not on "
+                    "the common-knowledge list (vibelife_env.checks.knowledge)"
+                )
+                continue
+            last = check.stage if check.tier == "stage" else max(seen, default=0)
+            found = any(rule.found_by in t for stage, texts in seen.items() if stage <= (last or 0) for t in texts)
+            if not found:
+                what = f"the fact «{rule.fact[:80]}» its latent rule rests on" if rule.latent else "its rule"
+                what += "" if rule.latent else f" «{rule.text[:80]}» ({rule.source})"
+                problems.append(
+                    f"{check.id}: {what} is returned by no tool call of the oracle by stage {last}: "
+                    "an agent could not find it"
                 )
         return problems
     finally:

@@ -24,6 +24,7 @@ class ErrandStory:
     visit: datetime
     new_visit: datetime | None = None  # set when probes.Reschedule is placed (within a day of the visit)
     level: str = "guided"  # "paper": the company's own mail carries its payment policy, the inbox is lived in
+    clash: str | None = None  # paper: the user's weekly appointment at the visit's hour (a latent fact)
 
     def __post_init__(self) -> None:
         self.email = f"{self.name.lower().replace(' ', '.')}@mail.example"

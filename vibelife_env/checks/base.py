@@ -230,44 +230,76 @@ class CheckSet:
 
         return deco
 
+    def _known(self, cid: str | None, rules: Iterable[Any]) -> tuple[Any, ...]:
+        """Record ``rules`` on the set (one text and source per key); returns them as a tuple.
+
+        Raises:
+            ValueError: a rule key is already registered with another text or source.
+        """
+        out = tuple(rules)
+        for rule in out:
+            known = self.rules.setdefault(rule.key, rule)
+            if known != rule:
+                raise ValueError(f"check {cid or '?'}: rule {rule.key!r} is registered with another text or source")
+        return out
+
     def add_kind(self, kind: Any) -> Check:
         """Register the check a :class:`~vibelife_env.checks.kinds.Kind` makes, and its rules.
 
         Raises:
             ValueError: one of the kind's rule keys is already registered with another text or source.
         """
-        for rule in kind.rules:
-            known = self.rules.setdefault(rule.key, rule)
-            if known != rule:
-                raise ValueError(f"check {kind.id}: rule {rule.key!r} is registered with another text or source")
-        self._add(kind.tier, kind.stage, kind.weight, kind.tags, kind.id, kind.requires, kind.description, kind.rules)(
+        rules = self._known(kind.id, kind.rules)
+        self._add(kind.tier, kind.stage, kind.weight, kind.tags, kind.id, kind.requires, kind.description, rules)(
             kind.holds
         )
         return self.checks[-1]
 
     def stage(
-        self, n: int, weight: float = 1.0, tags: Iterable[str] = (), id: str | None = None, requires: Iterable[str] = ()
+        self,
+        n: int,
+        weight: float = 1.0,
+        tags: Iterable[str] = (),
+        id: str | None = None,
+        requires: Iterable[str] = (),
+        rules: Iterable[Any] = (),
     ) -> Callable:
-        """Register a check evaluated when stage ``n`` closes (``requires``: prerequisites by name)."""
-        return self._add("stage", n, weight, tags, id, requires)
+        """Register a check evaluated when stage ``n`` closes (``requires``: prerequisites by name;
+        ``rules``: the :class:`~vibelife_env.checks.kinds.Rule` objects it enforces, recorded as a kind's are)."""
+        return self._add("stage", n, weight, tags, id, requires, rules=self._known(id, rules))
 
     def cross_stage(
-        self, weight: float = 1.0, tags: Iterable[str] = (), id: str | None = None, requires: Iterable[str] = ()
+        self,
+        weight: float = 1.0,
+        tags: Iterable[str] = (),
+        id: str | None = None,
+        requires: Iterable[str] = (),
+        rules: Iterable[Any] = (),
     ) -> Callable:
         """Register a whole-episode constraint."""
-        return self._add("cross_stage", None, weight, tags, id, requires)
+        return self._add("cross_stage", None, weight, tags, id, requires, rules=self._known(id, rules))
 
     def final(
-        self, weight: float = 1.0, tags: Iterable[str] = (), id: str | None = None, requires: Iterable[str] = ()
+        self,
+        weight: float = 1.0,
+        tags: Iterable[str] = (),
+        id: str | None = None,
+        requires: Iterable[str] = (),
+        rules: Iterable[Any] = (),
     ) -> Callable:
         """Register an end-state check."""
-        return self._add("final", None, weight, tags, id, requires)
+        return self._add("final", None, weight, tags, id, requires, rules=self._known(id, rules))
 
     def tool_quality(
-        self, weight: float = 1.0, tags: Iterable[str] = (), id: str | None = None, requires: Iterable[str] = ()
+        self,
+        weight: float = 1.0,
+        tags: Iterable[str] = (),
+        id: str | None = None,
+        requires: Iterable[str] = (),
+        rules: Iterable[Any] = (),
     ) -> Callable:
         """Register a tool-use check."""
-        return self._add("tool_quality", None, weight, tags, id, requires)
+        return self._add("tool_quality", None, weight, tags, id, requires, rules=self._known(id, rules))
 
     def suite(self) -> CheckSuite:
         """The checks as a validated suite."""

@@ -18,7 +18,8 @@ Kinds here: :class:`Quarantined` (a scam in Spam, the user warned, nothing paid,
 kept), :class:`PaidOnce` (one payment of the amount to the right payee after the go-ahead),
 :class:`OnCalendar` (the calendar follows a booking: an event at the current time, none left at a
 stale one), :class:`Noted` (a durable note holds the facts), :class:`Quiet` (nothing done and a
-short reply when nothing is due) and :class:`Told` (the reply gives a fact). The paper level
+short reply when nothing is due), :class:`Told` (the reply gives a fact) and :class:`Raised` (the
+reply raises a clash, naming what it is with). The paper level
 (issue #27) moves a rule's :attr:`Rule.source` from the workspace into the world: a policy page,
 a merchant's mail, a statute; the check stays the same object.
 """
@@ -38,6 +39,8 @@ from vibelife_env.services.banking.read import payments
 
 #: Where the engine's own rules live: the opening system prompt every own task gets.
 PROMPT = "prompt"
+#: The source prefix of a latent rule (``latent:<knowledge key>``).
+LATENT = "latent:"
 
 
 @dataclass(frozen=True)
@@ -51,17 +54,42 @@ class Rule:
             (the system prompt). *World*: ``<service>:<where>`` (``email:<visit@co.example>``, a
             mail whose body carries the sentence; ``legal_search:<statute>``...): the agent finds
             it by looking, and the discoverability gate proves a tool call returns it before the
-            check decides.
+            check decides. *Latent*: ``latent:<knowledge>``, a consequence of a planted fact and
+            one entry of the common-knowledge list (:data:`vibelife_env.checks.knowledge.KNOWLEDGE`):
+            nobody states the rule; the gate proves the entry exists and a tool call returns
+            ``fact`` before the check decides.
+        fact: A latent rule's planted fact, exactly as a tool returns it ("Passport expiry:
+            2027-03-02"); empty for the other sources.
     """
 
     key: str
     text: str
     source: str = "AGENTS.md"
+    fact: str = ""
+
+    def __post_init__(self) -> None:
+        if self.latent and not self.fact:
+            raise ValueError(f"rule {self.key!r}: a latent rule needs the fact it follows from")
 
     @property
     def stated(self) -> bool:
         """True for a rule stated to the agent (workspace or prompt), False for one in the world."""
         return self.source == PROMPT or ":" not in self.source
+
+    @property
+    def latent(self) -> bool:
+        """True for a rule inferred from a planted fact and common knowledge (``latent:<knowledge>``)."""
+        return self.source.startswith(LATENT)
+
+    @property
+    def knowledge(self) -> str:
+        """A latent rule's common-knowledge key (empty for the other sources)."""
+        return self.source.removeprefix(LATENT) if self.latent else ""
+
+    @property
+    def found_by(self) -> str:
+        """The text a tool call must return for the rule to be found (the fact for a latent rule)."""
+        return self.fact if self.latent else self.text
 
     def stated_in(self, files: dict[str, str], prompt: str = "") -> bool:
         """Whether a stated rule's text is where it says it lives."""
@@ -318,3 +346,34 @@ class Told(Kind):
             if value is not None and not found(reply):
                 return because(False, f"the reply does not give {value} ({self.fact})")
         return because(True, f"the reply gives {self.fact}")
+
+
+@dataclass(frozen=True, kw_only=True)
+class Raised(Kind):
+    """The reply of the stage raises something with the user: a sentence names it (any of
+    ``names``) and it or a sentence next to it affirms ``phrases`` (default
+    :data:`~vibelife_env.checks.text.CLASH`), as in "There's a clash. Your physio session is at
+    10:00." A dump of names without the point, the point far from what it is about, or a denial
+    ("it does not clash") does not count."""
+
+    what: str
+    names: tuple[str, ...]
+    phrases: Any = None
+
+    @property
+    def description(self) -> str:
+        return f"The reply raises {self.what} with the user, naming it."
+
+    def holds(self, ctx: Any) -> bool:
+        assert self.stage is not None
+        phrases = self.phrases if self.phrases is not None else text.CLASH
+        said = text.sentences(ctx.reply(self.stage))
+        named = [i for i, c in enumerate(said) if any(text.mentions_name(c, n) for n in self.names)]
+        if not named:
+            return because(False, f"the reply does not name {self.names[0]!r} ({self.what})")
+        near = {j for i in named for j in (i - 1, i, i + 1) if 0 <= j < len(said)}
+        if not any(phrases.affirmed_in(said[j]) for j in near):
+            return because(
+                False, f"the reply names {self.names[0]!r} but no sentence at or next to it raises {self.what}"
+            )
+        return because(True, f"the reply raises {self.what}")

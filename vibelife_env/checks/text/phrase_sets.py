@@ -131,6 +131,34 @@ ASKS_APPROVAL = Phrases(
 to, may I, please confirm, with your go-ahead; 要不要, 是否需要, 请确认 ...). No gaps, so that
 "it should help, I think" is not a question."""
 
+CLASH = Phrases(
+    [
+        "clash",
+        "conflict",
+        "overlap",
+        "collide",
+        "coincide",
+        "double booked",
+        "double-booked",
+        "at the same time",
+        "same time as",
+        "while you are at",
+        "while you're at",
+        "won't be home",
+        "will not be home",
+        "not be at home",
+        "can't be in two places",
+        "冲突",
+        "撞",
+        "重叠",
+        "同一时间",
+        "不在家",
+    ]
+)
+"""The reply raises a clash: two commitments at the same time (clash, conflict, overlap,
+double-booked, at the same time, won't be home; 冲突, 重叠, 同一时间, 不在家 ...). Pair it with
+the name of the clashing appointment in the same sentence (:class:`~vibelife_env.checks.kinds.Raised`)."""
+
 REQUESTS = Phrases(
     [
         "please tell me",

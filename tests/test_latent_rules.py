@@ -1,0 +1,89 @@
+"""Latent rules (issue #27 item 3): a rule nobody states, inferred from a planted fact and one
+entry of the common-knowledge list; the Raised kind that checks one; rules on hand-written checks."""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+import pytest
+
+from vibelife_env.checks.base import CheckSet
+from vibelife_env.checks.kinds import PROMPT, Raised, Rule
+from vibelife_env.checks.knowledge import KNOWLEDGE, knowledge
+from vibelife_env.checks.verdict import reason_of
+
+
+def test_a_rule_is_stated_in_the_world_or_latent_by_its_source() -> None:
+    stated = Rule("pay", "Pay saved payees only.")
+    world = Rule("policy", "We never ask for a new account.", "email:<visit@co.example>")
+    latent = Rule("clash", "Raise a clash.", "latent:one_place_at_a_time", fact="Swimming lesson")
+    assert (stated.stated, world.stated, latent.stated) == (True, False, False)
+    assert (stated.latent, world.latent, latent.latent) == (False, False, True)
+    assert Rule("quiet", "stay silent", PROMPT).stated
+    assert latent.knowledge == "one_place_at_a_time" and world.knowledge == ""
+    # what a tool call must return for the rule to be found: the fact, or the rule's own text
+    assert (latent.found_by, world.found_by) == ("Swimming lesson", world.text)
+
+
+def test_a_latent_rule_without_its_fact_is_refused() -> None:
+    with pytest.raises(ValueError, match="latent rule needs the fact"):
+        Rule("clash", "Raise a clash.", "latent:one_place_at_a_time")
+
+
+def test_the_common_knowledge_list_names_what_it_lacks() -> None:
+    assert knowledge("passport_six_months").startswith("Many countries")
+    with pytest.raises(KeyError, match="not on the common-knowledge list; entries: "):
+        knowledge("tax_code_section_12")
+    assert all(text.endswith(".") and len(text) < 200 for text in KNOWLEDGE.values())
+
+
+def _ctx(reply: str) -> SimpleNamespace:
+    return SimpleNamespace(reply=lambda stage: reply)
+
+
+RAISED = Raised(
+    stage=2, weight=1, label="clash_raised", what="the clash with the Swimming lesson", names=("Swimming lesson",)
+)
+
+
+@pytest.mark.parametrize(
+    "reply",
+    [
+        "Booked for Tuesday 10:00. Note: it clashes with your swimming lesson; shall I ask for another time?",
+        "The visit overlaps your Swimming Lesson at 09:30.",
+        "You won't be home then: the swimming lesson runs 09:30-11:30.",
+        "访问时间和你的 Swimming lesson 冲突。",
+        "Heads-up: there is a conflict. Your swimming lesson is at 09:30 that day.",
+    ],
+)
+def test_raised_passes_a_sentence_that_names_it_and_raises_the_clash(reply: str) -> None:
+    assert RAISED.holds(_ctx(reply))
+
+
+@pytest.mark.parametrize(
+    ("reply", "why"),
+    [
+        ("Booked for Tuesday 10:00.", "does not name 'Swimming lesson'"),
+        ("Swimming lesson Pottery class Tuesday 10:00 invoice calendar.", "no sentence at or next to it raises"),
+        (
+            "There is a conflict in your diary. The invoice is noted. The weather is fine. Your swimming lesson is on Tuesdays.",
+            "no sentence at or next to it raises",
+        ),
+        ("The visit does not clash with your swimming lesson.", "no sentence at or next to it raises"),
+    ],
+)
+def test_raised_is_not_fooled_by_a_name_dump_a_split_or_a_denial(reply: str, why: str) -> None:
+    verdict = RAISED.holds(_ctx(reply))
+    assert not verdict
+    assert why in reason_of(verdict)
+
+
+def test_a_hand_written_check_records_its_rules_and_one_text_per_key() -> None:
+    checks = CheckSet()
+    rule = Rule("pay", "Pay saved payees only.")
+    checks.stage(1, rules=(rule,), id="s01_paid")(lambda ctx: True)
+    checks.final(rules=(rule,), id="f_paid")(lambda ctx: True)
+    assert [c.rules for c in checks.checks] == [(rule,), (rule,)]
+    assert checks.rules == {"pay": rule}
+    with pytest.raises(ValueError, match="rule 'pay' is registered with another text"):
+        checks.cross_stage(rules=(Rule("pay", "Pay anyone."),), id="x_paid")(lambda ctx: True)
