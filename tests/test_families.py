@@ -129,6 +129,33 @@ def test_a_family_instance_snapshots_and_forks_exactly():
     assert other.world.digest() == env.world.digest()
 
 
+def test_a_snapshot_resumes_the_instance_it_was_taken_on():
+    env = gym.make(CITY).unwrapped
+    obs, info = env.reset(seed=2)
+    oracle = make_agent("oracle", env.task)
+    oracle.reset(agent_view(info))
+    obs, *_, info = env.step(oracle.act(obs, agent_view(info)))
+    snap = pickle.loads(pickle.dumps(env.snapshot()))
+    other = gym.make(CITY).unwrapped  # serves instance 0 until told otherwise
+    _, resumed = other.reset(options={"snapshot": snap})
+    assert resumed["instance"]["index"] == 2
+    assert other.task.id == env.task.id
+    assert other.system_prompt == env.system_prompt
+    assert other.world.digest() == env.world.digest()
+    a = env.step({"role": "assistant", "content": "Noted."})
+    b = other.step({"role": "assistant", "content": "Noted."})
+    assert pickle.dumps(a) == pickle.dumps(b)
+
+
+def test_a_snapshot_of_another_task_is_refused():
+    env = gym.make(CITY, instance=1).unwrapped
+    env.reset(seed=1)
+    stranger = gym.make("VibeLife-demo-errands-v0").unwrapped
+    stranger.reset(seed=0)
+    with pytest.raises(ValueError, match="taken on task"):
+        stranger.reset(options={"snapshot": env.snapshot()})
+
+
 @pytest.mark.parametrize(
     ("env_id", "instance"),
     [pytest.param(e, i, marks=_gated(e, i == 0)) for e in FAMILY_IDS for i in range(TEST_INSTANCES)],

@@ -212,6 +212,10 @@ class EpisodeSnapshot:
     transcript: tuple[str, ...]
     done: bool
     carry: tuple[CheckResult, ...] = ()
+    #: The task it was taken on (``Task.id``); a restore into another task is refused.
+    task_id: str | None = None
+    #: The scenario-family instance it was taken on (set by ``FamilyEnv``), which a resume serves.
+    instance: int | None = None
 
     @property
     def turn(self) -> int:
@@ -669,14 +673,18 @@ class Episode:
             tuple(self.transcript),
             self.done,
             tuple(carry),
+            self.task.id,
         )
 
     def restore(self, snap: EpisodeSnapshot) -> None:
         """Return to a snapshot taken from an episode of the same task and seats.
 
         Raises:
-            ValueError: the snapshot's seats differ from this episode's.
+            ValueError: the snapshot was taken on another task, or its seats differ from
+                this episode's.
         """
+        if snap.task_id is not None and snap.task_id != self.task.id:
+            raise ValueError(f"the snapshot was taken on task {snap.task_id!r}; this episode plays {self.task.id!r}")
         names = [s.name for s in snap.seats]
         if names != self.seat_names:
             raise ValueError(f"snapshot seats {names} differ from this episode's {self.seat_names}")

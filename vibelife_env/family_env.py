@@ -8,10 +8,11 @@ names the instance served. Everything else is :class:`~vibelife_env.env.VibeLife
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from vibelife_env.env import VibeLifeEnv
+from vibelife_env.env import EnvSnapshot, VibeLifeEnv
 from vibelife_env.families.base import SPLITS, Level, Split
 from vibelife_env.families.loader import instance_for_seed, load_family
 
@@ -55,10 +56,14 @@ class FamilyEnv(VibeLifeEnv):
         """Pick the instance for ``seed`` (see the module docstring), then start it.
 
         ``options={"instance": k}`` serves instance ``k`` for this reset; a snapshot resumes
-        the instance it was taken on only if that is the current one.
+        the instance it was taken on (of this env's split and level).
         """
         options = dict(options or {})
-        if "snapshot" not in options:
+        snap = options.get("snapshot")
+        if snap is not None and snap.instance is not None and snap.instance != self.index:
+            self.index = int(snap.instance)
+            self.use_task(self.family.instance(self.split, self.index, self.level))
+        elif snap is None:
             index = options.pop("instance", self.pinned)
             if index is None:
                 if seed is None and self.split == "train":
@@ -72,3 +77,7 @@ class FamilyEnv(VibeLifeEnv):
         obs, info = super().reset(seed=seed, options=options)
         info["instance"] = {"family": self.family.id, "split": self.split, "index": self.index, "level": self.level}
         return obs, info
+
+    def snapshot(self) -> EnvSnapshot:
+        """The episode state, with the instance it plays (a resume serves that instance)."""
+        return replace(super().snapshot(), instance=self.index)

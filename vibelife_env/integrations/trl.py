@@ -43,6 +43,14 @@ Rewards (``horizon``):
 Several tasks in one run: pass several ids; :func:`environment_factory` then returns a
 ``{env_id: class}`` dict and :func:`build_dataset` adds the ``environment`` column TRL
 routes on, so each row sees only its own task's tools.
+
+Scenario families train on their train split (``split="train"`` in the env options: a
+fresh instance per seed); a row's seed picks the instance its prompt and world come from.
+
+A small model first fitted to the oracle, then trained with GRPO: :func:`oracle_transcripts`
+turns dataset rows into the conversations a TRL rollout of the oracle's turn produces
+(``messages`` + ``tools``, the format of TRL's ``SFTTrainer``); see
+``benchmarks/bench_trl_learning.py``.
 """
 
 from __future__ import annotations
@@ -57,7 +65,14 @@ from vibelife_env.integrations.session import EpisodeSession
 from vibelife_env.integrations.toolfns import tool_function
 from vibelife_env.integrations.turns import start_state, turn_starts
 
-__all__ = ["HORIZONS", "VibeLifeToolEnv", "build_dataset", "environment_class", "environment_factory"]
+__all__ = [
+    "HORIZONS",
+    "VibeLifeToolEnv",
+    "build_dataset",
+    "environment_class",
+    "environment_factory",
+    "oracle_transcripts",
+]
 
 HORIZONS = ("turn", "stage", "episode")
 SCALES = ("stake", "task")
@@ -281,14 +296,13 @@ def build_dataset(
     wanted = None if turns is None else sorted(set(int(t) for t in turns))
     rows: list[dict[str, Any]] = []
     for env_id in ids:
-        system = EpisodeSession(env_id, **env_kwargs).system_prompt
         for seed in seeds:
             starts = turn_starts(env_id, int(seed), prefix, **env_kwargs)
             for start in starts:
                 if wanted is not None and start.turn not in wanted:
                     continue
                 row = {
-                    "prompt": [{"role": "system", "content": system}, {"role": "user", "content": ""}],
+                    "prompt": [{"role": "system", "content": start.system}, {"role": "user", "content": ""}],
                     "env_id": env_id,
                     "seed": int(seed),
                     "turn": start.turn,
@@ -298,6 +312,136 @@ def build_dataset(
                     row["environment"] = env_id
                 rows.append(row)
     return Dataset.from_list(rows)
+
+
+def _turn_actions(env_id: str, seed: int, agent: str, **env_kwargs: Any) -> list[list[dict[str, Any]]]:
+    """The actions ``agent`` takes in each turn of one episode (index = turns closed before)."""
+    from vibelife_env.episode import agent_view
+    from vibelife_env.integrations.session import make_env
+
+    env = make_env(env_id, **env_kwargs)
+    obs, info = env.reset(seed=seed)
+    policy = make_agent(agent, env.task)
+    policy.reset(agent_view(info))
+    turns: list[list[dict[str, Any]]] = []
+    done = False
+    while not done:
+        turn = env.turn
+        action = policy.act(obs, agent_view(info))
+        while len(turns) <= turn:
+            turns.append([])
+        turns[turn].append(action)
+        obs, _, terminated, truncated, info = env.step(action)
+        done = terminated or truncated
+    return turns
+
+
+def _tool_arguments(arguments: Any) -> dict[str, Any]:
+    args = json.loads(arguments) if isinstance(arguments, str) else dict(arguments or {})
+    return json.loads(json.dumps(args, ensure_ascii=False, default=str))  # what a JSON tool call can carry
+
+
+def oracle_transcripts(rows: Iterable[dict[str, Any]], env_cls: Any, *, agent: str = "oracle") -> Any:
+    """The conversations a TRL rollout of ``agent``'s own turn produces, one per dataset row.
+
+    For each row of :func:`build_dataset` (prefix ``agent``), ``agent`` plays the episode, and
+    its actions in the row's turn are replayed through ``env_cls`` (a class of
+    :func:`environment_class`, or the ``{env_id: class}`` dict of :func:`environment_factory`)
+    exactly as ``GRPOTrainer`` would run them: the row's system prompt, the text ``reset``
+    returns as the user message, one assistant message per action (its tool calls, in
+    ``{"type": "function", "function": {"name", "arguments"}}`` form), the tools' JSON results
+    as ``tool`` messages, the reply as an ``end_turn`` call, and an empty closing assistant
+    message (the turn is over). The result is a ``datasets.Dataset`` for TRL's ``SFTTrainer``
+    (``assistant_only_loss=True`` trains on the assistant messages only):
+
+    - ``messages``: the conversation (a JSON column: each message as written);
+    - ``tools``: the JSON schemas of the class's tools, in the order TRL renders them;
+    - ``env_id``, ``seed``, ``turn``, and ``reward``: ``get_reward()`` after the replay
+      (what a rollout that writes this transcript earns).
+
+    Raises:
+        ValueError: a row's prefix is not ``agent`` (its state is not the one ``agent``'s
+            turn was played from), or ``agent`` calls a tool ``env_cls`` does not expose.
+        ImportError: ``datasets`` or ``transformers`` is not installed.
+    """
+    import inspect
+
+    from datasets import Dataset, Features, Json, List, Value
+    from transformers.utils import get_json_schema
+
+    classes: dict[str | None, Any] = env_cls if isinstance(env_cls, dict) else {None: env_cls}
+    envs: dict[str | None, Any] = {}
+    schemas: dict[str | None, list[dict[str, Any]]] = {}
+    played: dict[tuple[str, int], list[list[dict[str, Any]]]] = {}
+    out: list[dict[str, Any]] = []
+    for row in rows:
+        key = row.get("environment") if isinstance(env_cls, dict) else None
+        if key not in envs:
+            cls = classes[key]
+            envs[key] = cls()
+            methods = [
+                n for n, _ in inspect.getmembers(cls, predicate=inspect.isfunction)
+                if n not in ("reset", "get_reward") and not n.startswith("_")
+            ]  # fmt: skip
+            schemas[key] = [get_json_schema(getattr(envs[key], n)) for n in methods]
+        env = envs[key]
+        if (row.get("prefix") or env.prefix) != agent:
+            raise ValueError(f"row {row.get('seed')}/{row.get('turn')} has prefix {row.get('prefix')!r}, not {agent!r}")
+        exposed = {s["function"]["name"] for s in schemas[key]}
+        seed, turn = int(row.get("seed", 0)), int(row.get("turn", 0))
+        if (env.env_id, seed) not in played:
+            played[(env.env_id, seed)] = _turn_actions(env.env_id, seed, agent, **env.env_kwargs)
+        actions = played[(env.env_id, seed)][turn]
+        text = env.reset(**{k: v for k, v in row.items() if k != "environment"})
+        prompt = list(row["prompt"])
+        messages = [*prompt[:-1], {**prompt[-1], "content": prompt[-1]["content"] + text}]
+        for action in actions:
+            calls = [(c["name"], _tool_arguments(c.get("arguments"))) for c in action.get("tool_calls") or []]
+            reply = action.get("reply")
+            if reply is not None:
+                calls.append(("end_turn", {"reply": str(reply)}))
+            missing = sorted({n for n, _ in calls} - exposed)
+            if missing:
+                raise ValueError(
+                    f"{agent} calls {missing} in turn {turn} of {env.env_id} seed {seed}: not in the tools"
+                )
+            if not calls:
+                continue
+            messages.append(
+                {
+                    "role": "assistant",
+                    "content": "",
+                    "tool_calls": [{"type": "function", "function": {"name": n, "arguments": a}} for n, a in calls],
+                }
+            )
+            for name, args in calls:
+                messages.append({"role": "tool", "name": name, "content": str(getattr(env, name)(**args))})
+            if reply is not None:
+                break
+        messages.append({"role": "assistant", "content": ""})
+        out.append(
+            {
+                "messages": messages,
+                "tools": schemas[key],
+                "env_id": env.env_id,
+                "seed": seed,
+                "turn": turn,
+                "reward": env.get_reward(),
+            }
+        )
+    # JSON columns: Arrow would merge the tool calls' argument dicts (and the schemas) into one
+    # struct, filling every key a message lacks with null
+    features = Features(
+        {
+            "messages": List(Json()),
+            "tools": List(Json()),
+            "env_id": Value("string"),
+            "seed": Value("int64"),
+            "turn": Value("int64"),
+            "reward": Value("float64"),
+        }
+    )
+    return Dataset.from_list(out, features=features)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -45,6 +45,7 @@ class TurnStart:
         stage: The stage in progress.
         time: Virtual time, ISO 8601.
         event: The turn's opening text, as the agent reads it.
+        system: The system prompt of the episode (a scenario family's: the instance's).
         snapshot: The exact episode state; ``env.reset(options={"snapshot": ...})`` resumes it.
     """
 
@@ -52,6 +53,7 @@ class TurnStart:
     stage: int
     time: str
     event: str
+    system: str
     snapshot: EnvSnapshot
 
 
@@ -95,21 +97,20 @@ def play_prefix(env: VibeLifeEnv, seed: int, prefix: str = "oracle") -> list[Tur
     Raises:
         ValueError: an unknown prefix, or a recorded rollout of another task or seed.
     """
+    scripted = None
     if prefix.startswith("rollout:"):
         row = _rollout_line(prefix)
         if row.get("seed") != seed:
             raise ValueError(f"prefix {prefix!r} was recorded with seed {row.get('seed')}, not {seed}")
-        if row.get("task_id") not in (None, env.task.id):
-            raise ValueError(f"prefix {prefix!r} is a rollout of task {row.get('task_id')!r}, not {env.task.id!r}")
         scripted = iter(recorded_actions(row.get("messages", [])))
-        agent = None
-    else:
+    obs, info = env.reset(seed=seed)
+    if scripted is not None and row.get("task_id") not in (None, env.task.id):  # after the reset: a family's instance
+        raise ValueError(f"prefix {prefix!r} is a rollout of task {row.get('task_id')!r}, not {env.task.id!r}")
+    agent = None
+    if scripted is None:
         from vibelife_env.agents import make_agent
 
-        agent = make_agent(prefix, env.task)
-        scripted = None
-    obs, info = env.reset(seed=seed)
-    if agent is not None:
+        agent = make_agent(prefix, env.task)  # after the reset: a family's instance is the seed's
         agent.reset(agent_view(info))
     starts: list[TurnStart] = []
     opened = -1
@@ -117,7 +118,9 @@ def play_prefix(env: VibeLifeEnv, seed: int, prefix: str = "oracle") -> list[Tur
     while not done:
         if env.in_turn and env.turn != opened:
             opened = env.turn
-            starts.append(TurnStart(env.turn, env.current_stage, info["time"], event_text(obs), env.snapshot()))
+            starts.append(
+                TurnStart(env.turn, env.current_stage, info["time"], event_text(obs), env.system_prompt, env.snapshot())
+            )
         if agent is not None:
             action = agent.act(obs, agent_view(info))
         else:
