@@ -314,28 +314,6 @@ def build_dataset(
     return Dataset.from_list(rows)
 
 
-def _turn_actions(env_id: str, seed: int, agent: str, **env_kwargs: Any) -> list[list[dict[str, Any]]]:
-    """The actions ``agent`` takes in each turn of one episode (index = turns closed before)."""
-    from vibelife_env.episode import agent_view
-    from vibelife_env.integrations.session import make_env
-
-    env = make_env(env_id, **env_kwargs)
-    obs, info = env.reset(seed=seed)
-    policy = make_agent(agent, env.task)
-    policy.reset(agent_view(info))
-    turns: list[list[dict[str, Any]]] = []
-    done = False
-    while not done:
-        turn = env.turn
-        action = policy.act(obs, agent_view(info))
-        while len(turns) <= turn:
-            turns.append([])
-        turns[turn].append(action)
-        obs, _, terminated, truncated, info = env.step(action)
-        done = terminated or truncated
-    return turns
-
-
 def _tool_arguments(arguments: Any) -> dict[str, Any]:
     args = json.loads(arguments) if isinstance(arguments, str) else dict(arguments or {})
     return json.loads(json.dumps(args, ensure_ascii=False, default=str))  # what a JSON tool call can carry
@@ -344,8 +322,8 @@ def _tool_arguments(arguments: Any) -> dict[str, Any]:
 def oracle_transcripts(rows: Iterable[dict[str, Any]], env_cls: Any, *, agent: str = "oracle") -> Any:
     """The conversations a TRL rollout of ``agent``'s own turn produces, one per dataset row.
 
-    For each row of :func:`build_dataset` (prefix ``agent``), ``agent`` plays the episode, and
-    its actions in the row's turn are replayed through ``env_cls`` (a class of
+    For each row of :func:`build_dataset` (prefix ``agent``), ``agent``'s actions in the row's
+    turn (recorded when its episode was played for the rows) are replayed through ``env_cls`` (a class of
     :func:`environment_class`, or the ``{env_id: class}`` dict of :func:`environment_factory`)
     exactly as ``GRPOTrainer`` would run them: the row's system prompt, the text ``reset``
     returns as the user message, one assistant message per action (its tool calls, in
@@ -372,7 +350,6 @@ def oracle_transcripts(rows: Iterable[dict[str, Any]], env_cls: Any, *, agent: s
     classes: dict[str | None, Any] = env_cls if isinstance(env_cls, dict) else {None: env_cls}
     envs: dict[str | None, Any] = {}
     schemas: dict[str | None, list[dict[str, Any]]] = {}
-    played: dict[tuple[str, int], list[list[dict[str, Any]]]] = {}
     out: list[dict[str, Any]] = []
     for row in rows:
         key = row.get("environment") if isinstance(env_cls, dict) else None
@@ -389,9 +366,7 @@ def oracle_transcripts(rows: Iterable[dict[str, Any]], env_cls: Any, *, agent: s
             raise ValueError(f"row {row.get('seed')}/{row.get('turn')} has prefix {row.get('prefix')!r}, not {agent!r}")
         exposed = {s["function"]["name"] for s in schemas[key]}
         seed, turn = int(row.get("seed", 0)), int(row.get("turn", 0))
-        if (env.env_id, seed) not in played:
-            played[(env.env_id, seed)] = _turn_actions(env.env_id, seed, agent, **env.env_kwargs)
-        actions = played[(env.env_id, seed)][turn]
+        actions = start_state(env.env_id, seed, turn, agent, **env.env_kwargs).actions  # cached with the rows
         text = env.reset(**{k: v for k, v in row.items() if k != "environment"})
         prompt = list(row["prompt"])
         messages = [*prompt[:-1], {**prompt[-1], "content": prompt[-1]["content"] + text}]

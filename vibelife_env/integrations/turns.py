@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import json
 from collections import OrderedDict
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -47,6 +47,7 @@ class TurnStart:
         event: The turn's opening text, as the agent reads it.
         system: The system prompt of the episode (a scenario family's: the instance's).
         snapshot: The exact episode state; ``env.reset(options={"snapshot": ...})`` resumes it.
+        actions: What the prefix did in this turn, in order (the messages it stepped).
     """
 
     turn: int
@@ -55,6 +56,7 @@ class TurnStart:
     event: str
     system: str
     snapshot: EnvSnapshot
+    actions: tuple[Any, ...] = ()
 
 
 def recorded_actions(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -113,6 +115,7 @@ def play_prefix(env: VibeLifeEnv, seed: int, prefix: str = "oracle") -> list[Tur
         agent = make_agent(prefix, env.task)  # after the reset: a family's instance is the seed's
         agent.reset(agent_view(info))
     starts: list[TurnStart] = []
+    acted: dict[int, list[Any]] = {}
     opened = -1
     done = False
     while not done:
@@ -127,9 +130,10 @@ def play_prefix(env: VibeLifeEnv, seed: int, prefix: str = "oracle") -> list[Tur
             action = next(scripted, None)  # type: ignore[arg-type]
             if action is None:  # the recording ends here (truncated, or cut short)
                 break
+        acted.setdefault(env.turn, []).append(action)
         obs, _, terminated, truncated, info = env.step(action)
         done = terminated or truncated
-    return starts
+    return [replace(s, actions=tuple(acted.get(s.turn, ()))) for s in starts]
 
 
 def turn_starts(env_id: str, seed: int, prefix: str = "oracle", **env_kwargs: Any) -> list[TurnStart]:
