@@ -234,15 +234,16 @@ def validate_env(
     return out
 
 
-def _strings(value: Any) -> Iterator[str]:
+def strings_in(value: Any) -> Iterator[str]:
+    """Every string in a tool result (nested dicts, lists and tuples), in order."""
     if isinstance(value, str):
         yield value
     elif isinstance(value, dict):
         for v in value.values():
-            yield from _strings(v)
+            yield from strings_in(v)
     elif isinstance(value, list | tuple):
         for v in value:
-            yield from _strings(v)
+            yield from strings_in(v)
 
 
 def discoverability_problems(env_id: str, seed: int = 0, env_kwargs: dict[str, Any] | None = None) -> list[str]:
@@ -260,7 +261,7 @@ def discoverability_problems(env_id: str, seed: int = 0, env_kwargs: dict[str, A
         run_episode(env, load_oracle(task), seed=seed, record=False)
         traces = core.episode.record.traces
         seen: dict[int, list[str]] = {
-            stage: [t for call in calls if call.get("ok") for t in _strings(call.get("result"))]
+            stage: [t for call in calls if call.get("ok") for t in strings_in(call.get("result"))]
             for stage, calls in traces.items()
         }
         problems = []

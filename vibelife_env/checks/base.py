@@ -36,8 +36,8 @@ from __future__ import annotations
 
 import inspect
 import re
-from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
 Tier = Literal["stage", "cross_stage", "final", "tool_quality"]
@@ -243,6 +243,49 @@ class CheckSet:
                 raise ValueError(f"check {cid or '?'}: rule {rule.key!r} is registered with another text or source")
         return out
 
+    def amend(self, check_id: str, *, requires: Iterable[str] = (), rules: Iterable[Any] = ()) -> Check:
+        """Give a registered check more prerequisites and rules, in place (its position, id,
+        weight and rule of its own unchanged): a family giving a shared probe's check its own
+        real-work prerequisite, or recording the rules its checks enforce. Returns the new check.
+
+        Raises:
+            KeyError: no check has ``check_id``.
+            ValueError: an unknown prerequisite, or a rule key registered with another text.
+        """
+        i = next((i for i, c in enumerate(self.checks) if c.id == check_id), None)
+        if i is None:
+            raise KeyError(f"no check {check_id!r} to amend")
+        c = self.checks[i]
+        needs = tuple(n for n in dict.fromkeys(requires) if n not in c.requires)
+        unknown = [n for n in needs if n not in self.prerequisites]
+        if unknown:
+            raise ValueError(f"check {check_id}: unknown prerequisite(s) {unknown}; register them with prerequisite()")
+        mine = self._known(check_id, dict.fromkeys((*c.rules, *rules)))
+        fn = _gated(c.fn, [(n, self.prerequisites[n]) for n in needs]) if needs else c.fn
+        self.checks[i] = replace(c, fn=fn, requires=(*c.requires, *needs), rules=mine)
+        return self.checks[i]
+
+    def attach_rules(
+        self, by_label: Mapping[str, Iterable[Any]], *, request_only: Iterable[str] = (), table: str = "the rule table"
+    ) -> None:
+        """Record on every check the rules its label (:func:`label`) maps to in ``by_label``.
+
+        A check whose label is in ``request_only`` enforces only its turn's own request; one that
+        already carries rules (a kind's) may be left out of the table; any other check the table
+        does not know is refused, so no check goes unruled by accident.
+
+        Raises:
+            ValueError: a check ``table`` (named in the message) does not know, or a rule key
+                registered with another text or source.
+        """
+        asked = frozenset(request_only)
+        for c in list(self.checks):
+            name = label(c.id)
+            if name in by_label:
+                self.amend(c.id, rules=by_label[name])
+            elif name not in asked and not c.rules:
+                raise ValueError(f"check {c.id}: no rule is mapped for it ({table})")
+
     def add_kind(self, kind: Any) -> Check:
         """Register the check a :class:`~vibelife_env.checks.kinds.Kind` makes, and its rules.
 
@@ -304,6 +347,12 @@ class CheckSet:
     def suite(self) -> CheckSuite:
         """The checks as a validated suite."""
         return CheckSuite(list(self.checks))
+
+
+def label(check_id: str) -> str:
+    """A check id without its stage prefix: ``s08_duplicate_disputed`` -> ``duplicate_disputed``
+    (the end tiers' ``x_``/``f_``/``t_`` ids stay whole)."""
+    return re.sub(r"^s\d+_", "", check_id)
 
 
 def _gated(fn: Callable[[Any], Any], needs: list[tuple[str, Callable[[Any], Any]]]) -> Callable[[Any], Any]:

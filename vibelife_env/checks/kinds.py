@@ -35,6 +35,7 @@ from typing import Any, ClassVar
 from vibelife_env.checks import state, text
 from vibelife_env.checks.base import Check, CheckSet, Tier
 from vibelife_env.checks.verdict import because
+from vibelife_env.errors import TaskLoadError
 from vibelife_env.services.banking.read import payments
 
 #: Where the engine's own rules live: the opening system prompt every own task gets.
@@ -103,6 +104,18 @@ QUIET_RULE = Rule(
     f"stay silent or reply in at most {state.QUIET_REPLY_MAX} characters",
     PROMPT,
 )
+
+
+def require_stated(root: Any, files: dict[str, str], rules: Iterable[Rule]) -> None:
+    """Refuse an instance whose workspace does not state a stated rule where the rule says it
+    lives (the prompt renders its own; world and latent rules are the discoverability gate's).
+
+    Raises:
+        TaskLoadError: the first such rule, with its file and text.
+    """
+    for rule in rules:
+        if rule.stated and rule.source != PROMPT and not rule.stated_in(files):
+            raise TaskLoadError(root, f"workspace/{rule.source}", f"rule {rule.key!r} is not stated: {rule.text!r}")
 
 
 def render(rules: Iterable[Rule], source: str = "AGENTS.md", bullet: str = "- ") -> str:

@@ -34,8 +34,7 @@ from typing import ClassVar, Generic, TypeVar
 
 import numpy as np
 
-from vibelife_env.checks.kinds import PROMPT, Kind, Rule
-from vibelife_env.errors import TaskLoadError
+from vibelife_env.checks.kinds import Kind, Rule, require_stated
 from vibelife_env.families import Family, InstanceKey, InstanceProfile, Level, TaskBuilder
 from vibelife_env.probes.agent import PlanAgent, oracle_family
 from vibelife_env.probes.base import Probe, Slot, add_stages, shared_slots, stage_groups, stage_index
@@ -130,11 +129,7 @@ class StoryFamily(Family, Generic[S]):
             p.add_checks(b, story, stage_of)
         rules = list(b.checks.rules.values())
         files = self.workspace(story, rules)
-        for rule in rules:
-            if rule.stated and rule.source != PROMPT and not rule.stated_in(files):  # the prompt renders its own
-                raise TaskLoadError(
-                    self.root, f"workspace/{rule.source}", f"rule {rule.key!r} is not stated: {rule.text!r}"
-                )
+        require_stated(self.root, files, rules)
         for path, content in files.items():
             b.file(path, content)
         b.oracle = oracle_family(steps, story, self.agent)
