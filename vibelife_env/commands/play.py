@@ -12,7 +12,7 @@
 ``DIR`` holds the session: ``session.json`` (env id, instance, seed, every accepted
 action), ``state.pkl`` (the episode's snapshot after the last step), ``tools.md`` (the
 tools, for reading) and, once the episode is over, ``trajectory.json`` (the episode as a
-replayable fixture: ``env_id``, ``instance``, ``reset_seed``, ``actions``, the score).
+replayable fixture: ``env_id``, ``instance``, ``level``, ``reset_seed``, ``actions``, the score).
 While the episode runs nothing about grading is printed. A bad action prints one line,
 exits with status 2 and changes nothing.
 """
@@ -46,6 +46,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     new.add_argument("dir", help="the session folder (created; must be empty or absent)")
     new.add_argument("--instance", type=int, default=None, help="a family's instance (test 0-3, or a train seed)")
     new.add_argument("--split", choices=("test", "train"), default=None, help="a family's split (default test)")
+    new.add_argument(
+        "--level", choices=("guided", "paper"), default=None, help="a family's level (default: the family's own)"
+    )
     new.add_argument("--seed", type=int, default=0, help="reset seed (default 0)")
     new.add_argument("--bundles", default=None, help="also register the bundles under this directory")
     step = sub.add_parser("step", help="apply one assistant message; print the results and what comes next")
@@ -154,11 +157,13 @@ def _new(args: argparse.Namespace) -> int:
     make: dict[str, Any] = {}
     if "family_dir" in gym.spec(args.env_id).kwargs:
         make = {"split": args.split or "test", "instance": args.instance if args.instance is not None else 0}
-    elif args.instance is not None or args.split is not None:
-        raise CLIError(f"{args.env_id} is a single task: --instance and --split are for scenario families")
+        if args.level:
+            make["level"] = args.level
+    elif args.instance is not None or args.split is not None or args.level:
+        raise CLIError(f"{args.env_id} is a single task: --instance, --split and --level are for scenario families")
     env = gym.make(args.env_id, **make)
     base = base_env(env)
-    obs, _ = env.reset(seed=args.seed)
+    obs, info = env.reset(seed=args.seed)
     folder.mkdir(parents=True, exist_ok=True)
     (folder / TOOLS).write_text(tools_markdown(base), encoding="utf-8")
     session = {
@@ -166,6 +171,7 @@ def _new(args: argparse.Namespace) -> int:
         "make": make,
         "instance": make.get("instance"),
         "split": make.get("split"),
+        "level": (info.get("instance") or {}).get("level"),  # a family's, as played (its default if not given)
         "reset_seed": args.seed,
         "bundles": str(Path(args.bundles).resolve()) if args.bundles else None,
         "env_version": vibelife_env.VERSION,
@@ -204,6 +210,7 @@ def _write_trajectory(folder: Path, session: dict[str, Any], base: VibeLifeEnv) 
         "env_id": session["env_id"],
         "instance": session.get("instance"),
         "split": session.get("split"),
+        "level": session.get("level"),
         "reset_seed": session["reset_seed"],
         "env_version": session.get("env_version"),
         "score_when_played": round(100.0 * base.score, 2),
