@@ -15,6 +15,12 @@ expire, an order marked delivered that never came.
 The skeleton (:mod:`.skeleton`) runs the month: take over and pay the card, reminders and a
 budget page, questions about savings, the rent and the spending, the rent going out, payday,
 the wishlist purchase, the month's report and a summary mail.
+
+Two levels (``gym.make(..., level="guided" | "paper")``), one story per seed: ``guided`` states
+every rule in the workspace as a checklist; ``paper`` (:mod:`.paper`) keeps in the workspace what
+the person tells their assistant and puts the domain rules in the mails of the bank, the card
+issuer, the landlord and the shop, in a lived-in inbox and a fuller catalogue. Every check's
+rule, and where it lives, is recorded at both levels (:mod:`.rules`).
 """
 
 from __future__ import annotations
@@ -26,6 +32,8 @@ from typing import Any
 import numpy as np
 
 from vibelife_env.checks import state, text
+from vibelife_env.checks.base import label
+from vibelife_env.checks.kinds import require_stated
 from vibelife_env.clock import get_zone
 from vibelife_env.families import Family, InstanceKey, InstanceProfile, TaskBuilder
 from vibelife_env.probes import cards, money
@@ -37,7 +45,7 @@ from vibelife_env.services.notion import seed as notion_seed
 from vibelife_env.services.sql import insert
 from vibelife_env.task.loader import Task
 
-from . import skeleton
+from . import paper, rules, skeleton
 from .agent import family_of
 from .texts import FOLLOW_UPS, say
 
@@ -118,6 +126,7 @@ class CardWatch(Family):
     domain = "finance"
     name = "card_watch"
     title = "A household's money for a month: card, rent, bills, savings, fraud"
+    levels = ("guided", "paper")
 
     def story(self, rng: np.random.Generator) -> money.MoneyStory:
         """The persona, accounts, card, rent, subscription and merchants of one instance."""
@@ -178,8 +187,16 @@ class CardWatch(Family):
         """One instance: story, probes, cap, seeds, workspace, timeline, checks, oracle."""
         story = self.story(rng)
         lang = story.extras["lang"]
+        on_paper = key.level == "paper"
+        if on_paper:  # the same story; the steps read the level from it
+            story.extras["level"] = "paper"
         b = TaskBuilder(
-            self.root, f"card_watch-{key}", self.domain, f"{story.name}'s money this month", "Asia/Shanghai", story.name
+            self.root,
+            f"card_watch-{key.label}",
+            self.domain,
+            f"{story.name}'s money this month",
+            "Asia/Shanghai",
+            story.name,
         )
         probes = self._probes(rng, story)
         self._seed(b, story)
@@ -196,7 +213,10 @@ class CardWatch(Family):
             declined.owner = fraud.footprint_label  # the fraud's follow-through: the probe's own turn
             slots.append(declined)
         self._cap(rng, story, probes)
-        self._workspace(b, story)
+        if on_paper:  # rules in the world, a lived-in inbox, a catalogue (after the probes' own seeds)
+            paper.seed(b, story, probes, paper.paper_seed(str(key)))
+        else:
+            self._workspace(b, story)
         for slot in slots:
             _localize(slot, story)
         groups = stage_groups(slots)
@@ -208,10 +228,28 @@ class CardWatch(Family):
         for event_id in ("duplicate_review", "fraud_review", "squeeze_review", "price_hike_review"):
             if event_id in steps:
                 steps[event_id].append(skeleton.write_log_step)
+        if on_paper:  # the oracle reads what it acts on
+            for event_id, look in (
+                ("kickoff", paper.lookups),
+                ("utility_bill_seen", paper.read_new_mail),
+                ("price_hike_review", paper.read_new_mail),
+                ("rent_redirect_seen", paper.read_new_mail),
+                ("order_missing", paper.read_order_mail),
+            ):
+                if event_id in steps:
+                    steps[event_id].insert(0, look)
         skeleton.add_checks(b, story, stage_of, shared)
         for p in probes:
             p.add_checks(b, story, stage_of)
         self._probe_extras(b, story, probes, stage_of)
+        if on_paper:
+            _after_real_work(b)
+        rules.attach(b, rules.concepts(story, key.level, probes))  # every check's rule, where it lives
+        if on_paper:
+            paper.workspace(b, story)
+            story.extras["initial_files"] = dict(b.files)
+        else:
+            require_stated(b.root, b.files, b.checks.rules.values())
         b.oracle = family_of(steps, story)
         order = tuple(p.name for p in sorted(probes, key=lambda p: min(stage_of[k] for k in p.slot_keys)))
         constraints = (
@@ -591,6 +629,27 @@ class CardWatch(Family):
         )
         b.file("money.md", "# Money log\n\n| date | what | reference | amount_cny | status |\n|---|---|---|---|---|\n")
         s.extras["initial_files"] = dict(b.files)
+
+
+#: Checks of the shared money probes that do not ask for the month's real work themselves (the
+#: bill, rent, points and order probes take it as ``requires``); at the paper level they do, so an
+#: agent that only narrates what it read earns none of them.
+UNGATED = (
+    "duplicate_disputed",
+    "fraud_frozen_and_disputed",
+    "paid_before_new_due_date",
+    "rent_covered_from_savings",
+    "subscription_rule_applied",
+    "bank_scam_quarantined",
+    "x_bank_scam_never_answered",
+)
+
+
+def _after_real_work(b: TaskBuilder) -> None:
+    """Give the :data:`UNGATED` checks the prerequisite :data:`skeleton.RUN`, in place."""
+    for c in list(b.checks.checks):
+        if label(c.id) in UNGATED and not c.requires:
+            b.checks.amend(c.id, requires=(skeleton.RUN,))
 
 
 def _localize(slot: Slot, story: money.MoneyStory) -> None:

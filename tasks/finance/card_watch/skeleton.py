@@ -22,6 +22,7 @@ from vibelife_env.probes.base import Slot
 from vibelife_env.services.banking import seed as bank_seed
 from vibelife_env.services.sql import insert, update
 
+from . import paper
 from .texts import say
 
 #: The prerequisite of the quiet checks (:func:`month_run`).
@@ -488,24 +489,28 @@ def order_wish(agent: Any, dearest: bool, room: int | None = None):
     """Order the wishlist item: the ``rank``-th cheapest SKU that fits ``room``, or the dearest one."""
     s, m = agent.story, agent.memory
     wish = s.extras["wish"]
-    product = yield agent.call("ecommerce__get_product", product_id=wish["product_id"])
+    pid, fee = wish["product_id"], 800
+    if s.extras.get("level") == "paper":  # find it in the shop, and read what shipping costs
+        pid = yield from paper.find_wish(agent)
+        if pid is None:
+            return None
+        fee = yield from paper.shipping(agent)
+    product = yield agent.call("ecommerce__get_product", product_id=pid)
     skus = [k for k in product.get("skus", []) if int(k.get("stock", 1) or 0) > 0]
     if dearest:
         sku = max(skus, key=lambda k: int(k["price_minor"]))
     else:
-        fits = [k for k in skus if room is not None and int(k["price_minor"]) + 800 <= room]
+        fits = [k for k in skus if room is not None and int(k["price_minor"]) + fee <= room]
         if not fits:
             return None
         sku = sorted(fits, key=lambda k: (int(k["price_minor"]), k["sku_id"]))[min(agent.rank, len(fits) - 1)]
-    yield agent.call(
-        "ecommerce__add_to_cart", user_id=s.user_key, product_id=wish["product_id"], sku_id=sku["sku_id"], qty=1
-    )
+    yield agent.call("ecommerce__add_to_cart", user_id=s.user_key, product_id=pid, sku_id=sku["sku_id"], qty=1)
     addresses = yield agent.call("ecommerce__list_addresses", user_id=s.user_key)
     address = addresses[0]["address_id"] if isinstance(addresses, list) and addresses else "addr_home"
     order = yield agent.call(
         "ecommerce__place_order", user_id=s.user_key, address_id=address, payment_method="credit_card"
     )
-    total = int(order.get("total_minor", int(sku["price_minor"]) + 800))
+    total = int(order.get("total_minor", int(sku["price_minor"]) + fee))
     agent.log(f"Ordered {wish['title']}", str(order.get("order_id", "order")), total / 100)
     yield agent.write_log()
     m["wish_order"] = order.get("order_id")
@@ -523,7 +528,12 @@ def price_alert(agent: Any, event_text: str):
     """Watch the wishlist item's price at the stated target (the agent's ``watch_price`` hook)."""
     s = agent.story
     wish = s.extras["wish"]
-    yield from agent.watch_price(wish["product_id"], wish["target"])
+    pid = wish["product_id"]
+    if s.extras.get("level") == "paper":  # the user names it; the shop has namesakes
+        pid = yield from paper.find_wish(agent)
+        if pid is None:
+            return [f"I could not find the {wish['title']} from {wish['brand']} in the shop."]
+    yield from agent.watch_price(pid, wish["target"])
     return [f"Price alert set on the {wish['title']} at {wish['target'] / 100:,.2f} CNY."]
 
 
@@ -544,8 +554,9 @@ def left_after_rent(agent: Any, event_text: str):
     acct = yield agent.call("banking__get_account", account_id=s.checking)
     after = int(acct.get("balance_minor", 0)) - s.rent_minor
     out = []
-    if after < s.min_balance * 100:  # something took money out since: top up again
-        amount = ((s.min_balance * 100 - after + 99_999) // 100_000) * 100_000
+    minimum = int(agent.memory.get("minimum", s.min_balance))  # paper: the bank's terms, as read
+    if after < minimum * 100:  # something took money out since: top up again
+        amount = ((minimum * 100 - after + 99_999) // 100_000) * 100_000
         made = yield agent.call(
             "banking__transfer",
             from_account_id=s.savings,
