@@ -27,7 +27,8 @@ def test_rollout_on_the_train_split_plays_fresh_instances_with_their_own_tools(
     assert cli_main([*args, "--split", "train", "--out", str(out)]) == 0
     rows = list(read_dataset(out))
     assert [(r["task_id"], r["split"], r["score"]) for r in rows] == [
-        (f"travel/city_break-train-{s}", "train", 100.0) for s in (10, 11, 12)
+        (f"travel/city_break-train-{s}-paper", "train", 100.0)
+        for s in (10, 11, 12)  # its default level
     ]
     env = gym.make(CITY, split="train")
     for row in rows:
@@ -65,7 +66,9 @@ def test_eval_on_families_plays_every_test_instance_and_reports_held_out_familie
     report = json.loads((out / "report.json").read_text())
     oracle = report["agents"][0]
     assert sorted(oracle["tasks"]) == sorted(
-        ["demo/errands"] + [f"travel/{f}-test-{k}" for f in ("city_break", "road_trip") for k in range(4)]
+        ["demo/errands"]
+        + [f"travel/city_break-test-{k}-paper" for k in range(4)]  # its default level
+        + [f"travel/road_trip-test-{k}" for k in range(4)]
     )
     assert set(oracle["by_family_split"]) == {"held-out families", "training families"}
     assert all(g["avg"] == 100.0 and g["tasks"] == 4 for g in oracle["by_family_split"].values())

@@ -386,6 +386,13 @@ class HotelCancelled(Probe):
             live = state.live_total(trip_charges(ctx, story))
             return trip_ok(ctx, story) and live <= story.budget + 0.5
 
+    def candidates(self, agent: Any):
+        """The hotels the oracle weighs instead of the cancelled one (a generator of tool calls
+        returning them): the story's valid ones. A level whose oracle must search overrides it."""
+        s = agent.story
+        yield from ()
+        return [h for h in s.valid_hotels() if h.hotel_id != agent.memory["hotel"]["hotel_id"]]
+
     def step(self, agent: Any, event_text: str):
         m = agent.memory
         if not agent.fresh() or "hotel" not in m:
@@ -395,7 +402,7 @@ class HotelCancelled(Probe):
             return []
         s = agent.story
         stay = {"check_in": s.depart_day.isoformat(), "check_out": s.return_day.isoformat(), "guests": s.size}
-        others = [h for h in s.valid_hotels() if h.hotel_id != m["hotel"]["hotel_id"]]
+        others = yield from self.candidates(agent)
         found = yield agent.calls(
             [("hotel_booking__get_room_availability", {"hotel_id": h.hotel_id, **stay}) for h in others]
         )

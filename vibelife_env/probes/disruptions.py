@@ -326,6 +326,8 @@ class LateDocument(Probe):
     """See the module docstring."""
 
     name = "late_document"
+    #: Whether the oracle opens the insurer's mail before forwarding it (a level where it reads what it acts on).
+    read_first = False
     phase = "prep"
     message_id = "<certificate@insurer.example>"
 
@@ -411,6 +413,8 @@ class LateDocument(Probe):
         mail = next(iter(found.get("emails", [])), None)
         if mail is None:
             return []
+        if self.read_first:
+            yield agent.call("email__read_email", email_id=mail["email_id"])
         yield agent.call(
             "email__forward_email",
             email_id=mail["email_id"],

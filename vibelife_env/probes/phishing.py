@@ -187,7 +187,7 @@ class Phishing(Probe):
         if not agent.fresh():
             return ["Nothing new."]
         inbox = yield agent.call("email__get_emails", folder="INBOX")
-        mail = next((m for m in inbox.get("emails", []) if m.get("subject", "") and _is_this(m, self)), None)
+        mail = next((m for m in inbox.get("emails", []) if m.get("subject", "") and is_this(m, self)), None)
         if mail is None:
             return []
         yield from agent.handle_scam(mail, self)
@@ -261,7 +261,8 @@ _MARKS = {
 }
 
 
-def _is_this(mail: dict[str, Any], probe: Phishing) -> bool:
+def is_this(mail: dict[str, Any], probe: Phishing) -> bool:
+    """Whether a listed mail is ``probe``'s scam (its subject carries the kind's mark)."""
     subject = mail.get("subject", "").lower()
     return any(mark in subject for mark in _MARKS[probe.kind])
 

@@ -14,7 +14,15 @@ cancelling the stay, a companion impostor, a dinner to book).
 The skeleton (:mod:`.skeleton`) runs the trip from proposal to the cost summary over about a
 month: go-ahead, budget and hotel questions, a special request, a reminder, check-in, the
 travel day, the flight home rescheduled, wrap-up. Every role is resolved from what the agent
-booked; every rule a check enforces is written in the instance's USER.md or AGENTS.md.
+booked.
+
+Two levels (``gym.make(..., level="guided" | "paper")``), one story per seed: ``guided`` states
+every rule a check enforces in the instance's USER.md or AGENTS.md, as a checklist; ``paper``
+(the default, :mod:`.paper`) renders the same story the way a person lives it: the workspace
+keeps what the person tells their assistant, the domain rules live in the world (the booking
+platform's mail, the hotels' policies, the bank's statement, the tour operator's confirmation,
+the doctor's note, the entry rule), the mailbox is lived in and the catalogues are long, and
+every check records its rules and where they live (:mod:`.rules`).
 """
 
 from __future__ import annotations
@@ -23,9 +31,11 @@ import json
 import math
 from dataclasses import replace
 from datetime import date, datetime, time, timedelta
+from typing import Any
 
 import numpy as np
 
+from vibelife_env.checks.kinds import require_stated
 from vibelife_env.families import Family, InstanceKey, InstanceProfile, TaskBuilder
 from vibelife_env.probes import ledger, trip
 from vibelife_env.probes.base import Probe, Slot, add_stages, shared_slots, stage_groups, stage_index
@@ -40,7 +50,7 @@ from vibelife_env.services.email import seed as mail_seed
 from vibelife_env.services.notion import seed as notion_seed
 from vibelife_env.task.loader import Task
 
-from . import skeleton
+from . import paper, rules, skeleton
 from .agent import family_of
 from .texts import FOLLOW_UPS, say
 
@@ -94,6 +104,7 @@ class CityBreak(Family):
     domain = "travel"
     name = "city_break"
     title = "A short trip abroad for a household, from proposal to wrap-up"
+    levels = ("guided", "paper")
 
     # ================================================================ story
     def story(self, rng: np.random.Generator) -> trip.TripStory:
@@ -224,15 +235,26 @@ class CityBreak(Family):
         """One instance: story, probes, budget, seeds, workspace, timeline, checks, oracle."""
         story = self.story(rng)
         lang = story.extras["lang"]
+        on_paper = key.level == "paper"
+        if on_paper:  # the same story; the paper level's own draws come from its own generator
+            story.extras["level"] = "paper"
         b = TaskBuilder(
-            self.root, f"city_break-{key}", self.domain, f"Trip to {story.dest.name}", story.home.tz, story.user.name
+            self.root,
+            f"city_break-{key.label}",
+            self.domain,
+            f"Trip to {story.dest.name}",
+            story.home.tz,
+            story.user.name,
         )
-        probes = self._probes(rng, story)
+        probes = self._probes(rng, story, on_paper)
         self._budget(rng, story, sum(getattr(p, "rise", 0) for p in probes))
         order = list(range(len(story.hotels)))
         rng.shuffle(order)
         story.hotels = [story.hotels[i] for i in order]
-        self._seed(b, story)
+        prng = paper.paper_rng(key) if on_paper else None
+        if prng is not None:  # a catalogue a person searches: decoys and dearer valid entries
+            paper.extend_catalogue(story, prng)
+        self._seed(b, story, prng, probes)
         for p in probes:
             p.setup(b, story)
         slots = skeleton.slots(story, rng, b) + self._probe_slots(probes, story)
@@ -242,36 +264,49 @@ class CityBreak(Family):
         stage_of = stage_index(groups)
         story.extras["shared"] = shared_slots(groups)
         steps = add_stages(b, groups)
+        if on_paper:  # the oracle proposes from what it looked up
+            steps["kickoff"] = [paper.propose if f is skeleton.propose else f for f in steps["kickoff"]]
         skeleton.add_checks(b, story, stage_of)
         for p in probes:
             p.add_checks(b, story, stage_of)
+        if on_paper:  # every check's rules, where they live; the stated ones must be stated
+            rules.attach(b, story)
+            require_stated(b.root, b.files, b.checks.rules.values())
         b.oracle = family_of(steps, story)
         ordered = tuple(p.name for p in sorted(probes, key=lambda p: min(stage_of[k] for k in p.slot_keys)))
         constraints = tuple(dict.fromkeys(c for p in probes for c in p.constraints)) + _rule_names(story)
         days = (story.extras["wrap"] - story.kickoff).days + 1
         profile = InstanceProfile(ordered, constraints, story.user.key, lang, days)
-        return b.task(max_tool_calls_per_turn=40, max_tool_calls_per_episode=1200), profile
+        per_turn = 60 if on_paper else 40  # the paper oracle reads a lived-in inbox and a long catalogue
+        return b.task(max_tool_calls_per_turn=per_turn, max_tool_calls_per_episode=1200), profile
 
-    def _probes(self, rng: np.random.Generator, story: trip.TripStory) -> list[Probe]:
+    def _probes(self, rng: np.random.Generator, story: trip.TripStory, on_paper: bool = False) -> list[Probe]:
         lang = story.extras["lang"]
         on = lambda ctx: booked(ctx, story)  # noqa: E731 - the real work every probe check also needs
-        first = Phishing(rng, lang=lang, requires=on)  # every instance carries one scam; its kind varies
+
+        # the paper level's probes look things up; they draw exactly what the guided ones draw
+        def cls(probe: type) -> Any:
+            return paper.PAPER_PROBES.get(probe, probe) if on_paper else probe
+
+        first = cls(Phishing)(rng, lang=lang, requires=on)  # every instance carries one scam; its kind varies
         pool: list[Probe] = [
-            LateDocument(rng, lang=lang, requires=on),
+            cls(LateDocument)(rng, lang=lang, requires=on),
             StormWarning(rng, requires=on),
             ReturnDelay(rng),
             EntryRuleChange(rng, requires=on),
             PriceChange(rng),
-            HotelCancelled(rng, lang=lang),
+            cls(HotelCancelled)(rng, lang=lang),
             DinnerBooking(rng, lang=lang),
         ]
         if any(p.role == "parent" for p in story.party):
             pool.append(HealthReading(rng, requires=on))
         if story.size > 1:
-            pool.append(CompanionImpostor(rng, lang=lang))
+            pool.append(cls(CompanionImpostor)(rng, lang=lang))
         if rng.random() < 0.4:
             pool.append(
-                Phishing(rng, kind="impersonation" if first.kind != "impersonation" else "fee", lang=lang, requires=on)
+                cls(Phishing)(
+                    rng, kind="impersonation" if first.kind != "impersonation" else "fee", lang=lang, requires=on
+                )
             )
         k = int(rng.integers(3, min(6, len(pool)) + 1))
         idx = sorted(rng.choice(len(pool), size=k, replace=False).tolist())
@@ -297,19 +332,28 @@ class CityBreak(Family):
         return out
 
     # ========================================================= world seed
-    def _seed(self, b: TaskBuilder, story: trip.TripStory) -> None:
+    def _seed(
+        self,
+        b: TaskBuilder,
+        story: trip.TripStory,
+        prng: np.random.Generator | None = None,
+        probes: list[Probe] | None = None,
+    ) -> None:
+        """The world and the workspace; ``prng`` (the paper level's generator): the paper level's
+        hotel policies, mailbox and workspace (:mod:`.paper`) instead of the guided ones."""
         u = story.user
         for service, script in trip.seed_sql(story).items():
             b.seed(service, script)
+
+        def policies(h: trip.Hotel) -> dict[str, str]:
+            if prng is not None:
+                return paper.hotel_policies(story, h)
+            return {"check_in": story.extras["check_in"][h.hotel_id], "check_out": "11:00"}
+
         b.seed(
             "hotel_booking",
             "\n".join(
-                sql.update(
-                    "hotel_booking",
-                    "hotels",
-                    {"hotel_id": h.hotel_id},
-                    policies_json=json.dumps({"check_in": story.extras["check_in"][h.hotel_id], "check_out": "11:00"}),
-                )
+                sql.update("hotel_booking", "hotels", {"hotel_id": h.hotel_id}, policies_json=json.dumps(policies(h)))
                 for h in story.hotels
             ),
         )
@@ -348,6 +392,11 @@ class CityBreak(Family):
             ),
         )
         self._forecast(b, story)
+        if prng is not None:
+            paper.seed(b, story, prng, probes or [])
+            self._services(b, story)
+            paper.workspace(b, story)
+            return
         legit = ["<welcome@airline-club.example>", "<statement@mybank.example>"]
         story.extras["legit_mail"] = legit
         day3, day2 = (story.kickoff - timedelta(days=3)).isoformat(), (story.kickoff - timedelta(days=2)).isoformat()
@@ -387,6 +436,12 @@ class CityBreak(Family):
                 ),
             ),
         )
+        self._services(b, story)
+        self._workspace(b, story)
+
+    def _services(self, b: TaskBuilder, story: trip.TripStory) -> None:
+        """The calendar (with the outing), Notion and the bank, at both levels."""
+        u = story.user
         out_day, tz = story.extras["outing_day"], story.dest_tz
         b.seed(
             "calendar",
@@ -407,7 +462,6 @@ class CityBreak(Family):
             ),
         )
         b.use("email", "calendar", "notion", "flight_booking", "hotel_booking", "maps", "weather", "banking")
-        self._workspace(b, story)
 
     def _forecast(self, b: TaskBuilder, story: trip.TripStory) -> None:
         """Daily forecasts for the destination around the trip (the weather question reads them)."""

@@ -338,11 +338,11 @@ def _fno(o: dict[str, Any]) -> str:
     return o["itinerary"]["slices"][0]["segments"][0]["flight_no"]
 
 
-def propose(agent: Any, event_text: str):
-    """Kickoff: read the workspace, search flights both ways and the hotel, propose a valid plan (nothing bought)."""
+def search_both_ways(agent: Any, **options: Any):
+    """The flight offers out and home on the travel days for the whole party (``options``: more
+    search arguments); returns ``(outs, backs)``."""
     s = agent.story
-    yield agent.calls([("workspace__read_file", {"path": p}) for p in ("USER.md", "AGENTS.md", "DOCUMENTS.md")])
-    pax = {"adults": s.size}
+    pax = {"adults": s.size, **options}
     outs = yield agent.call(
         "flight_booking__search_flights",
         origin=s.home.airport,
@@ -357,6 +357,14 @@ def propose(agent: Any, event_text: str):
         departure_date=s.return_day.isoformat(),
         **pax,
     )
+    return outs, backs
+
+
+def propose(agent: Any, event_text: str):
+    """Kickoff: read the workspace, search flights both ways and the hotel, propose a valid plan (nothing bought)."""
+    s = agent.story
+    yield agent.calls([("workspace__read_file", {"path": p}) for p in ("USER.md", "AGENTS.md", "DOCUMENTS.md")])
+    outs, backs = yield from search_both_ways(agent)
     valid_out = {f.flight_no for f in s.valid_out()}
     valid_back = {f.flight_no for f in s.valid_back()}
     price = lambda o: o["total_price"]["amount"]  # noqa: E731
@@ -451,7 +459,7 @@ def _book_all(agent: Any):
             ),
         ]
     )
-    m["evt_back"], m["evt_outing"] = made[1]["event_id"], "evt_outing"
+    m["evt_back"], m["evt_outing"] = made[1]["event_id"], m.get("evt_outing_seen") or "evt_outing"
     m["days"] = {
         s.depart_day.isoformat(): [f"{m['out']['flight']} departs {m['out']['depart'][11:16]}", hotel.name],
         s.return_day.isoformat(): [f"{m['back']['flight']} departs {m['back']['depart'][11:16]}"],
