@@ -324,6 +324,8 @@ class Quiet(Kind):
 
     @property
     def description(self) -> str:
+        if not self.tools:
+            return "Nothing was due: a short reply, or none."
         return "Nothing was due: no mail sent (nor anything else done) and a short reply, or none."
 
     def holds(self, ctx: Any) -> bool:

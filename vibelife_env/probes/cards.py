@@ -25,6 +25,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from vibelife_env.checks import state, text
+from vibelife_env.checks.verdict import because
 from vibelife_env.probes.base import Probe, Slot
 from vibelife_env.probes.money import MoneyStory, disputes
 from vibelife_env.services.banking import read as bank_read
@@ -355,7 +356,7 @@ class RewardsExpiring(_MoneyProbe):
     def slots(self, story: MoneyStory, window: tuple[datetime, datetime]) -> list[Slot]:
         at = self._between(window, 0.1, 0.7)
         notice = (at + timedelta(hours=int(self.rng.integers(2, 8)))).replace(minute=0)
-        total = self.points + self.bonus
+        self.notice_at = notice
         sql = (
             update(
                 "credit_card",
@@ -374,7 +375,9 @@ class RewardsExpiring(_MoneyProbe):
                     "posted_at": at.isoformat(),
                     "kind": "earn",
                     "delta": self.bonus,
-                    "balance_after": total,
+                    "balance_after": Raw(  # after what the agent redeemed before it
+                        f"(SELECT points_balance FROM rewards_balances WHERE card_id = '{story.card_id}')"
+                    ),
                     "note": "bonus: spending promotion",
                 },
             )
@@ -426,9 +429,18 @@ class RewardsExpiring(_MoneyProbe):
 
         @b.checks.stage(s, weight=1, tags=("communication",), id=f"s{s:02d}_credit_told")
         def told(ctx: Any) -> bool:
-            """The reply gives the statement credit obtained."""
+            """The reply gives the statement credit obtained: all of it, or what this turn's
+            redemptions added (points redeemed earlier in the month may have been reported then)."""
             left, codes = self._state(ctx, story)
-            return self.ok(ctx) and left < 5000 and text.mentions_amount(ctx.reply(s), value)
+            since = [
+                -int(r["delta"])
+                for r in card_read.rewards(ctx, story.card_id)
+                if r["kind"] == "redeem" and (state.when(r["posted_at"]) or self.notice_at) >= self.notice_at
+            ]
+            amounts = [value] + ([sum(since) // 100] if since and sum(since) // 100 != value else [])
+            said = any(text.mentions_amount(ctx.reply(s), a) for a in amounts)
+            why = "" if said else f"the reply gives no credit of {' or '.join(f'{a:,}' for a in amounts)} CNY"
+            return self.ok(ctx) and left < 5000 and because(said, why or "the reply gives the credit obtained")
 
     def step(self, agent: Any, event_text: str):
         if not agent.fresh():

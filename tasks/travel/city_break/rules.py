@@ -168,7 +168,8 @@ def person(story: trip.TripStory) -> dict[str, Rule]:
             "Keep our records: flights and outings in my calendar at their real times, with a reminder for anything "
             "we must do before we leave; itinerary.md with a section per travel day (a heading like "
             f"## {story.depart_day.isoformat()}) listing the flights, the meals booked and anything that changed; "
-            "anything else worth keeping written down in Notion or a file here.",
+            "anything else worth keeping (a proposal I am to decide on, a summary) written down in Notion or a file "
+            "here.",
         ),
         Rule(
             "tell",

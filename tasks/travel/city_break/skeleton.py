@@ -327,6 +327,7 @@ def slots(story: trip.TripStory, rng: np.random.Generator, b: Any) -> list[Slot]
     busy = {story.extras["outing_day"], ask_day, share_day, story.extras["outing_day"] - timedelta(days=1)}
     free = [d for d in days if d not in busy]
     for i, day in enumerate(free[: int(rng.integers(1, 3))]):
+        story.extras.setdefault("brief_days", {})[f"brief_{i}"] = day
         out_slots.append(
             _turn(f"brief_{i}", _at(day, 8, 0, dest), "cron_fire", say(lang, "brief"), [quiet], source="scheduler")
         )
@@ -868,13 +869,14 @@ def add_checks(b: Any, story: trip.TripStory, stage_of: dict[str, int]) -> None:
 
     @cb("checkin_open", "boarding_told", 1, ("communication",))
     def boarding_told(ctx: Any) -> bool:
-        """The reply gives the boarding time (40 minutes before the real departure)."""
+        """A reply once check-in opened (48 hours before the real departure, as the airline
+        states) gives the boarding time (40 minutes before it)."""
         held = outbound(ctx, story)
         dep = trip.departure(ctx, held.flight_no, story.depart_day) if held else None
         if dep is None:
             return False
         board = (dep - timedelta(minutes=40)).astimezone(story.home_tz).time()
-        return booked(ctx, story) and text.mentions_time(ctx.reply(st["checkin_open"]), board)
+        return booked(ctx, story) and text.mentions_time(ctx.replies_since(dep - timedelta(hours=48)), board)
 
     if "departure" not in shared:
 
@@ -1012,13 +1014,17 @@ def add_checks(b: Any, story: trip.TripStory, stage_of: dict[str, int]) -> None:
     for key, s in st.items():
         quiet_keys = ("prep_review", "home_again", "landed_home", "stay_reminder", "statement_ready")
         if (key.startswith("brief_") or key in quiet_keys) and key not in shared:
-            # nothing is due: no mail to anyone and a short reply, on a trip that is on
+            # nothing is due: no mail to anyone and a short reply, on a trip that is on; once the
+            # flight home's check-in is open (48 h before it), its paperwork may be mailed
+            day = story.extras.get("brief_days", {}).get(key)
+            opened = day is not None and day >= story.return_day - timedelta(days=2)
             Quiet(
                 stage=s,
                 weight=1,
                 label=f"quiet_{key}",
                 tags=("communication",),
                 requires=(BOOKED,),
+                tools=() if opened else Quiet.tools,
             ).add(b.checks)
 
     # ---------------------------------------------------------------- wrap-up
