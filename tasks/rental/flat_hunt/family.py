@@ -8,6 +8,13 @@ only, no agency whose reviews on review_platform report stock photos. The listin
 valid flats and near-misses (a cheap flat with stairs only or a short lease, one whose commute
 breaks the limit, a private duplicate re-post, a stock-photo agency's listing, one above the cap).
 
+Two levels (``gym.make(..., level="guided" | "paper")``), one story per seed: ``guided`` states
+every rule a check enforces in USER.md and AGENTS.md, as a checklist; ``paper`` (the default,
+:mod:`.paper`) keeps in the workspace what the renter tells an assistant and puts the domain rules
+in the rental app's terms, the housing bureau's mail and the review site's guidelines, plants a
+latent fact (the key handover over a weekly appointment), and makes the mailbox and the listings
+lived in; every check records its rules and where they live (:mod:`.rules`).
+
 The skeleton shortlists (``shortlist.md`` plus the platform's saved listings), books two remote
 viewings on the offered evenings around a calendar clash, holds quiet checks and notices, picks
 a viewed flat, proposes the agency's deposit and first month, pays once after the go-ahead,
@@ -26,7 +33,7 @@ from typing import Any
 import numpy as np
 
 from vibelife_env.checks import state, text
-from vibelife_env.checks.kinds import Quiet
+from vibelife_env.checks.kinds import Quiet, require_stated
 from vibelife_env.clock import get_zone
 from vibelife_env.families import Family, InstanceKey, InstanceProfile, TaskBuilder
 from vibelife_env.probes import rental
@@ -40,6 +47,8 @@ from vibelife_env.services.email import seed as mail_seed
 from vibelife_env.services.maps import surface_trip
 from vibelife_env.services.notion import seed as notion_seed
 from vibelife_env.task.loader import Task
+
+from . import paper, rules
 
 GIVEN = ["Wei", "Na", "Jie", "Min", "Hao", "Lan", "Yu", "Ting", "Qiang", "Fang", "Lei", "Xin"]
 FAMILY_NAMES = ["Li", "Wang", "Zhang", "Liu", "Chen", "Yang", "Zhao", "Huang", "Zhou", "Wu"]
@@ -90,6 +99,7 @@ class FlatHunt(Family):
     domain = "rental"
     name = "flat_hunt"
     title = "Finding and renting a flat under stated rules: shortlist, viewings, scams, deposit, review"
+    levels = ("guided", "paper")
 
     # ================================================================ story
     def story(self, rng: np.random.Generator) -> FlatStory:
@@ -242,13 +252,24 @@ class FlatHunt(Family):
     def build(self, rng: np.random.Generator, key: InstanceKey) -> tuple[Task, InstanceProfile]:
         """One instance: story, probes, seeds, workspace, timeline, checks, oracle."""
         s = self.story(rng)
-        b = TaskBuilder(self.root, f"flat_hunt-{key}", self.domain, f"{s.name}'s flat hunt", "Asia/Shanghai", s.name)
+        on_paper = key.level == "paper"
+        prng = paper.paper_rng(key) if on_paper else None
+        if prng is not None:  # the same story; the paper level's own draws come from its own generator
+            s.extras["level"] = "paper"
+            paper.extend(s, prng, self._row)
+        b = TaskBuilder(
+            self.root, f"flat_hunt-{key.label}", self.domain, f"{s.name}'s flat hunt", "Asia/Shanghai", s.name
+        )
         s.extras["legit_mail"] = ["<welcome@anju-homes.example>", "<payslip@employer.example>"]
         probes = self._probes(rng, s)
         days = self._layout(rng, s, probes)
         self._seed(b, s)
+        if prng is not None:  # rules in their mails, a lived-in inbox, the latent fact
+            paper.seed(b, s, prng)
         slots = self._skeleton(rng, s, days)
         terms, signed = s.extras["lease_mail"]
+        if on_paper:
+            terms = paper.lease_terms(s, terms)
         d = s.extras["decide_day"]
         b.callable(
             "flat_lease_terms",
@@ -278,10 +299,19 @@ class FlatHunt(Family):
         groups = stage_groups(slots)
         stage_of = stage_index(groups)
         steps = add_stages(b, groups)
+        if on_paper:  # the oracle reads the rule mails first, and the lease terms and the diary
+            steps["kickoff"].insert(0, paper.lookups)
+            steps["lease_terms"] = [paper.proposal_step if f is proposal_step else f for f in steps["lease_terms"]]
         self._checks(b, s, stage_of)
         for p in probes:
             p.add_checks(b, s, stage_of)
-        self._workspace(b, s)
+        if on_paper:  # the latent fact's check; every check's rules, where they live
+            paper.add_latent(b, s, stage_of["lease_terms"], (HUNTING,))
+            rules.attach(b, s)
+            paper.workspace(b, s)
+            require_stated(b.root, b.files, b.checks.rules.values())
+        else:
+            self._workspace(b, s)
         b.oracle = oracle_family(steps, s, HuntAgent)
         order = tuple(p.name for p in sorted(probes, key=lambda p: min(stage_of[k] for k in p.slot_keys)))
         constraints = (
@@ -293,6 +323,8 @@ class FlatHunt(Family):
             *(["pets"] if s.pets else []),
         )
         profile = InstanceProfile(order, constraints, s.user_key, s.lang, (s.end - s.kickoff.date()).days + 1)
+        if on_paper:  # the paper oracle reads the rule mails and some twenty-five listings a turn
+            return b.task(max_tool_calls_per_turn=80, max_tool_calls_per_episode=2000), profile
         return b.task(max_tool_calls_per_turn=40, max_tool_calls_per_episode=1200), profile
 
     def _probes(self, rng: np.random.Generator, s: FlatStory) -> list[Probe]:

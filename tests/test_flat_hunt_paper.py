@@ -1,0 +1,197 @@
+"""rental/flat_hunt at the paper level (issue #27): the same story as the guided level, with its
+domain rules in the rental app's terms, the housing bureau's mail and the review site's guidelines,
+a latent fact (the key handover over a weekly appointment), a workspace without backend names, a
+lived-in inbox and listings whose decoys fail on looked-up facts.
+
+Everything goes through the public API (``gym.make(..., level=...)``); the reward gates of both
+levels run in ``vibelife validate --family tasks/rental/flat_hunt --level ...``.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from typing import Any
+
+import gymnasium as gym
+import pytest
+
+import vibelife_env  # noqa: F401 - registers the families
+from vibelife_env.agents.oracle import load_oracle
+from vibelife_env.checks.base import label
+from vibelife_env.env import base_env
+from vibelife_env.release.world import world_images
+from vibelife_env.rollout import run_episode
+from vibelife_env.stats import backend_hints, explicitness
+from vibelife_env.validation import discoverability_problems
+
+ENV = "VibeLife-rental-flat-hunt-v0"
+WHERE: list[dict[str, Any]] = [{"split": "test", "instance": k} for k in range(4)] + [
+    {"split": "train", "instance": s} for s in (0, 5)
+]
+IDS = [f"{w['split']}-{w['instance']}" for w in WHERE]
+
+
+def _task(level: str, **where: Any) -> Any:
+    env = gym.make(ENV, level=level, **where)
+    try:
+        return base_env(env).task
+    finally:
+        env.close()
+
+
+def _mails(task: Any) -> list[dict[str, Any]]:
+    db = sqlite3.connect(":memory:")
+    try:
+        db.deserialize(world_images(task)["email"])
+        db.row_factory = sqlite3.Row
+        return [dict(r) for r in db.execute("SELECT message_id, from_addr, subject, body_text FROM messages")]
+    finally:
+        db.close()
+
+
+def _rules(task: Any) -> dict[str, Any]:
+    return {r.key: r for c in task.checks for r in c.rules}
+
+
+# ---------------------------------------------------------------- one story, two renderings
+@pytest.mark.parametrize("where", WHERE, ids=IDS)
+def test_guided_and_paper_tell_the_same_story_from_the_same_seed(where):
+    guided, paper = _task("guided", **where), _task("paper", **where)
+    assert guided.meta.user_name == paper.meta.user_name
+    assert paper.meta.name == guided.meta.name + "-paper"
+    assert [(e.id, e.time, e.kind, e.body) for e in guided.events] == [
+        (e.id, e.time, e.kind, e.body) for e in paper.events
+    ]
+    latent = [c.id for c in paper.checks if any(r.latent for r in c.rules)]
+    assert [label(i) for i in latent] == ["handover_clash_raised"]
+    assert [(c.id, c.weight, c.tier, c.stage) for c in guided.checks] == [
+        (c.id, c.weight, c.tier, c.stage) for c in paper.checks if c.id not in latent
+    ]
+
+
+def test_the_family_defaults_to_the_paper_level():
+    env = gym.make(ENV, split="test", instance=0)
+    try:
+        assert base_env(env).task.meta.name.endswith("-paper")
+    finally:
+        env.close()
+
+
+# ---------------------------------------------------------------- the workspace a person writes
+@pytest.mark.parametrize("where", WHERE, ids=IDS)
+def test_the_paper_workspace_has_no_backend_hints_nor_trigger_lists(where):
+    files = _task("paper", **where).workspace_files
+    text = "\n".join(files.values())
+    assert backend_hints(text) == []
+    for trigger in ("personal account", "post keys", "short reply", "stock images", "re-post"):
+        assert trigger not in text
+    assert "on the strength of a mail alone" in files["AGENTS.md"]
+    assert backend_hints("\n".join(_task("guided", **where).workspace_files.values()))  # the guided one has them
+
+
+# ---------------------------------------------------------------- where the rules live
+@pytest.mark.parametrize("where", WHERE, ids=IDS)
+def test_the_rules_live_where_a_renter_learns_them(where):
+    task = _task("paper", **where)
+    rules = _rules(task)
+    assert explicitness(task)["world_share"] >= 0.4
+    assert {"agency_only", "stock_photos", "scam", "deposit", "review_after", "handover_clash"} <= set(rules)
+    by_id = {m["message_id"]: m for m in _mails(task)}
+    for r in rules.values():
+        if r.latent:
+            assert r.source == "latent:one_place_at_a_time" and r.fact
+        elif r.stated:
+            assert r.source == "prompt" or r.text in task.workspace_files[r.source], r
+        else:
+            assert r.source.startswith("email:<"), r
+            assert r.text in by_id[r.source.removeprefix("email:")]["body_text"], r
+    unruled = {label(c.id) for c in task.checks if not c.rules}
+    assert unruled <= {"viewings_told", "choice_told", "payment_told", "final_summary"}, unruled
+
+
+# ---------------------------------------------------------------- a lived-in world
+@pytest.mark.parametrize("where", WHERE, ids=IDS)
+def test_the_mailbox_is_lived_in_and_the_listings_are_long(where):
+    task = _task("paper", **where)
+    mails = _mails(task)
+    assert len(mails) >= 60 and explicitness(task)["mails_at_reset"] == len(mails)
+    senders = {m["from_addr"] for m in mails}
+    assert any("anju" in x and not x.endswith("@anju-homes.example") for x in senders)  # namesakes
+    assert any("lejia" in x and not x.endswith("@lejia-lettings.example") for x in senders)
+    assert len(_mails(_task("guided", **where))) == 2
+    story = task.oracle[0].story
+    assert len(story.listings) >= 20
+    assert len(story.extras["decoys"]) >= 14
+    for r in story.listings:  # no title or blurb labels a decoy
+        assert "re-post" not in r["description"].lower() and "stairs" not in r["description"].lower()
+        assert r["title"].endswith(f"2-bedroom flat, {story.extras['city_en']}")
+
+
+def test_the_decoys_fail_on_looked_up_facts_and_the_valid_set_is_the_guided_one():
+    where = {"split": "test", "instance": 1}
+    sets = []
+    for level in ("guided", "paper"):
+        env = gym.make(ENV, level=level, **where)
+        try:
+            env.reset(seed=0)
+            core = base_env(env)
+            rows = core.world.call("listing_platform__search_listings", {"category": "rent", "limit": 100})
+            sets.append(({r["listing_id"] for r in rows}, core.task.oracle[0].story))
+        finally:
+            env.close()
+    (guided_ids, _), (paper_ids, story) = sets
+    assert guided_ids < paper_ids and len(paper_ids) >= 20
+    assert {d["listing_id"] for d in story.extras["decoys"]} == paper_ids - guided_ids
+
+
+# ---------------------------------------------------------------- the oracle looks things up
+def test_the_paper_oracle_scores_full_and_passes_the_discoverability_gate():
+    where = {"level": "paper", "split": "test", "instance": 0}
+    env = gym.make(ENV, **where)
+    try:
+        result = run_episode(env, load_oracle(base_env(env).task), seed=0, record=False)
+    finally:
+        env.close()
+    assert result.score == pytest.approx(100.0)
+    assert discoverability_problems(ENV, 0, where) == []
+
+
+def test_an_oracle_that_does_not_read_the_rule_mails_fails_the_discoverability_gate(monkeypatch):
+    where = {"level": "paper", "split": "test", "instance": 0}
+    env = gym.make(ENV, **where)
+    try:
+        task = base_env(env).task
+    finally:
+        env.close()
+    oracle, ablations, variants = task.oracle
+    blind = {k: [f for f in fns if f.__name__ != "lookups"] for k, fns in oracle.steps.items()}
+    monkeypatch.setattr(task, "oracle", (type("Blind", (oracle,), {"steps": blind}), ablations, variants))
+    failing = {label(p.split(":", 1)[0]) for p in discoverability_problems(ENV, 0, where)}
+    assert {"shortlist_exact", "movein_answered", "x_one_review_after_lease", "x_scam_never_paid"} <= failing
+
+
+# ---------------------------------------------------------------- the latent fact
+def _latent_run(where: dict[str, Any], raise_it: bool) -> dict[str, Any]:
+    env = gym.make(ENV, level="paper", **where)
+    try:
+        task = base_env(env).task
+        oracle = task.oracle[0]
+        proposal = oracle.steps["lease_terms"][0]
+
+        def quiet_about_it(agent: Any, text: str):
+            said = yield from proposal(agent, text)
+            return [s.split(" The key handover")[0] for s in said]
+
+        steps = oracle.steps if raise_it else {**oracle.steps, "lease_terms": [quiet_about_it]}
+        result = run_episode(env, type("Probe", (oracle,), {"steps": steps})(), seed=0, record=False)
+    finally:
+        env.close()
+    return {label(c["id"]): c for c in result.checks}
+
+
+def test_the_latent_check_wants_the_handover_clash_raised():
+    where = {"split": "test", "instance": 2}
+    raised, silent = _latent_run(where, True), _latent_run(where, False)
+    assert raised["handover_clash_raised"]["passed"]
+    assert not silent["handover_clash_raised"]["passed"]
+    assert silent["proposal_no_payment"]["passed"]  # the rest of the reply still counts
