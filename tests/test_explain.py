@@ -147,3 +147,29 @@ def test_a_null_episode_leaves_no_failed_check_without_a_reason():
     assert all(c["description"] for c in info["checks"])
     by_id = {c["id"]: c for c in failed}
     assert by_id["s02_visa_fee_scam_quarantined"]["reason"].endswith("is in INBOX, not in Spam")
+
+
+def test_a_set_a_check_iterates_is_shown_sorted_whatever_the_hash_seed(tmp_path):
+    import os
+    import subprocess
+    import sys
+
+    script = tmp_path / "probe.py"  # a file: explain reads the check's source
+    script.write_text(
+        "from vibelife_env.checks.explain import explain\n"
+        "def check(ctx):\n"
+        "    valid = {f'F{i}{c}' for i in range(9) for c in 'AB'}\n"
+        "    return any(f in ctx for f in valid)\n"
+        "print(explain(check, 'nothing here'))\n"
+    )
+    runs = {
+        subprocess.run(
+            [sys.executable, str(script)],
+            capture_output=True,
+            text=True,
+            check=True,
+            env={**os.environ, "PYTHONHASHSEED": str(seed)},
+        ).stdout
+        for seed in (1, 2, 3)
+    }
+    assert len(runs) == 1 and "['F0A', 'F0B', 'F1A'" in runs.pop()

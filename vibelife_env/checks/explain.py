@@ -149,7 +149,8 @@ class _Hooks:
 
     def items(self, k: int, iterable: Any) -> list[Any]:
         value = list(iterable)
-        self._rec().values[k] = value
+        # a set iterates in a per-process order: the reason shows it sorted (determinism)
+        self._rec().values[k] = sorted(value, key=repr) if isinstance(iterable, (set, frozenset)) else value
         return value
 
     def ret(self, k: int, kid: int, value: Any) -> Any:
