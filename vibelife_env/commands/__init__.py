@@ -139,6 +139,51 @@ def check_env_ids(ids: list[str]) -> list[str]:
     return list(dict.fromkeys(ids))
 
 
+def family_levels(
+    envs: list[str], level: str | None = None, defaults: dict[str, str | None] | None = None
+) -> dict[str, str | None]:
+    """Per env id, the level its family instances play at: ``level`` (``--level``) when
+    given, else ``defaults[env]`` (a suite's level) when set, else the family's default
+    level; ``None`` for a single-task env.
+
+    Raises:
+        CLIError: ``level`` given with a single-task env, or a level a family does not render
+            (``gym.make(..., level=...)`` refuses it).
+    """
+    from vibelife_env.families import LEVELS
+    from vibelife_env.families.loader import family_of
+
+    if level is not None and level not in LEVELS:
+        raise CLIError(f"--level must be one of {', '.join(LEVELS)}, got {level!r}")
+    out: dict[str, str | None] = {}
+    refused: list[str] = []
+    for env_id in envs:
+        family = family_of(env_id)
+        if family is None:
+            if level is not None:
+                raise CLIError(f"--level {level}: {env_id} is a single task; --level is for scenario families")
+            out[env_id] = None
+            continue
+        wanted = level or (defaults or {}).get(env_id) or family.default_level
+        if wanted not in family.levels:
+            refused.append(f"{env_id} ({family.id}) renders only the {' and '.join(family.levels)} level, not {wanted}")
+        out[env_id] = wanted
+    if refused:
+        why = f"--level {level}" if level is not None else "level"
+        more = f"; and {len(refused) - 3} more families" if len(refused) > 3 else ""
+        raise CLIError(f"{why}: {'; '.join(refused[:3])}{more}")
+    return out
+
+
+def played_level(row: dict[str, Any]) -> str | None:
+    """The level a dataset or eval line of a family instance was played at: its ``level``, or
+    for a line written before lines had one, what its task id says (``-paper`` at the end)."""
+    if row.get("level") is not None:
+        return str(row["level"])
+    task_id = str(row.get("task_id", ""))
+    return "paper" if task_id.endswith("-paper") else "guided"
+
+
 def build_agent(name: str, task: Any) -> Any:
     """The agent ``name`` for ``task``, checked the way a user needs before a long run.
 

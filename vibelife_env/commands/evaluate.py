@@ -4,6 +4,7 @@ Example::
 
     vibelife eval --agent oracle --agent null --env VibeLife-demo-errands-v0 --attempts 3 --out runs/eval
     vibelife eval --suite vibelife-200 --agent oracle --attempts 3 --workers 2 --out runs/suite
+    vibelife eval --env VibeLife-travel-city-break-v0 --level guided --agent oracle --out runs/guided
 
 Attempt *i* of every task uses seed ``--seed + i``. Each ``--agent`` is a built-in name
 (see :func:`vibelife_env.agents.make_agent`) or ``module:factory``, a callable taking the
@@ -18,9 +19,13 @@ each run's transcript is written to ``OUT/transcripts/`` and the report's failed
 link to the turn of the transcript they are about.
 
 A scenario family's env id stands for its four frozen test instances: each is a task of
-the report (``<domain>/<family>-test-<k>``), played ``--attempts`` times, and the report
-adds the scores of held-out families next to those of the families one trains on.
-``--suite vibelife-200`` is every shipped family (see :mod:`vibelife_env.suite`).
+the report (``<domain>/<family>-test-<k>``, ``...-test-<k>-paper`` at the paper level),
+played ``--attempts`` times, and the report adds the scores of held-out families next to
+those of the families one trains on. A family plays its default level (paper where it
+renders it), ``--level guided|paper`` another (for every family given; a level a family
+does not render is an error). ``--suite vibelife-200`` is every shipped family at its
+default level, ``--suite vibelife-200-guided`` every one at the guided level (see
+:mod:`vibelife_env.suite`); ``--level`` given with a suite overrides the suite's level.
 ``--workers N`` plays the episodes on N Ray actors (same files as in-process).
 """
 
@@ -32,15 +37,22 @@ import re
 import sys
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import gymnasium as gym
 
 from vibelife_env.agents import AgentForTask
-from vibelife_env.commands import CLIError, build_agent, check_env_ids, register_bundle_dir
+from vibelife_env.commands import (
+    CLIError,
+    build_agent,
+    check_env_ids,
+    family_levels,
+    played_level,
+    register_bundle_dir,
+)
 from vibelife_env.env import base_env
 from vibelife_env.evaluation import Summary, task_info
-from vibelife_env.families import TEST_INSTANCES
+from vibelife_env.families import TEST_INSTANCES, Level
 from vibelife_env.families.loader import family_of
 from vibelife_env.report import iter_html, render_transcript
 from vibelife_env.rollout import EpisodeResult, JsonlAppender, Span, iter_spans, run_episode, write_in_order
@@ -51,7 +63,18 @@ EPISODES = "episodes.jsonl"
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--agent", action="append", required=True, help="agent name or module:factory (repeatable)")
     p.add_argument("--env", action="append", default=[], help="environment id (repeatable)")
-    p.add_argument("--suite", default=None, help="a benchmark suite: vibelife-200 (every shipped family)")
+    p.add_argument(
+        "--suite",
+        default=None,
+        help="a benchmark suite: vibelife-200 (every shipped family at its default level, paper where it "
+        "renders it) or vibelife-200-guided (every shipped family at the guided level)",
+    )
+    p.add_argument(
+        "--level",
+        choices=("guided", "paper"),
+        default=None,
+        help="scenario families: the level to play (default: each family's own, or the suite's)",
+    )
     p.add_argument("--workers", type=int, default=0, help="Ray actors; 0 plays in this process (default)")
     p.add_argument("--attempts", type=int, default=3, help="runs per task and agent (default 3)")
     p.add_argument("--seed", type=int, default=0, help="seed of the first attempt (default 0)")
@@ -89,14 +112,15 @@ def iter_attempts(
     fail_fast: bool = False,
     record: bool = True,
     instance: int | None = None,
+    level: str | None = None,
 ) -> Iterator[EpisodeResult]:
     """One episode of one agent on one registered env per seed, yielded as each ends
-    (``instance``: the family test instance to play).
+    (``instance``: the family test instance to play; ``level``: its level, default the family's).
 
     An exception raised by the agent ends that attempt (see :func:`crashed_result`) unless
     ``fail_fast``; errors of the environment itself always propagate.
     """
-    env = gym.make(env_id) if instance is None else gym.make(env_id, instance=instance)
+    env = gym.make(env_id, **make_kwargs(instance, level))
     try:
         agent = AgentForTask(agent_name, env)
         for seed in seeds:
@@ -113,11 +137,17 @@ def iter_attempts(
         env.close()
 
 
+def make_kwargs(instance: int | None = None, level: str | None = None) -> dict[str, Any]:
+    """``gym.make`` kwargs that pin a family's test ``instance`` and its ``level`` (none given: none)."""
+    return {**({} if instance is None else {"instance": instance}), **({} if level is None else {"level": level})}
+
+
 def run_attempts(
-    env_id: str, agent_name: str, attempts: int, seed: int = 0, fail_fast: bool = False
+    env_id: str, agent_name: str, attempts: int, seed: int = 0, fail_fast: bool = False, level: str | None = None
 ) -> list[EpisodeResult]:
     """``attempts`` episodes (seeds ``seed..seed+attempts-1``) of :func:`iter_attempts`, without transcripts."""
-    return list(iter_attempts(env_id, agent_name, list(range(seed, seed + attempts)), fail_fast, record=False))
+    seeds = list(range(seed, seed + attempts))
+    return list(iter_attempts(env_id, agent_name, seeds, fail_fast, record=False, level=level))
 
 
 class _AgentError(Exception):
@@ -151,14 +181,15 @@ class _Guard:
             raise _AgentError(exc) from exc
 
 
-def suite_envs(name: str | None) -> list[str]:
-    """The env ids of suite ``name`` (none for ``None``).
+def load_suite(name: str, level: str | None = None) -> Any:
+    """The :class:`~vibelife_env.suite.Suite` ``name``, at ``level`` when given (``--level``
+    overrides the suite's own).
 
     Raises:
         CLIError: an unknown suite, or one without families yet.
     """
-    if name is None:
-        return []
+    from dataclasses import replace
+
     from vibelife_env.suite import get_suite
 
     try:
@@ -167,26 +198,50 @@ def suite_envs(name: str | None) -> list[str]:
         raise CLIError(str(exc.args[0])) from None
     if not suite.families:
         raise CLIError(f"suite {name}: no scenario family is registered")
+    return suite if level is None else replace(suite, level=cast("Level", level))
+
+
+def suite_envs(name: str | None, level: str | None = None) -> dict[str, str | None]:
+    """The env ids of suite ``name`` (none for ``None``), each with the level the suite plays
+    it at (``level``, when given, overrides the suite's); the suite's description goes to stderr.
+
+    Raises:
+        CLIError: an unknown suite, one without families yet, or a level one of its families
+            does not render.
+    """
+    if name is None:
+        return {}
+    suite = load_suite(name, level)
+    levels = family_levels(list(suite.families), level, {e: suite.level_of(e) for e in suite.families})
     print(suite.describe(), file=sys.stderr)
-    return list(suite.families)
+    return levels
 
 
-def play_here(keys: list[Key], args: argparse.Namespace, bar: Any) -> Iterator[tuple[Key, EpisodeResult]]:
-    """Play eval episodes in this process, an env (and agent) at a time, in plan order."""
+def play_here(
+    keys: list[Key], args: argparse.Namespace, bar: Any, levels: dict[str, str | None] | None = None
+) -> Iterator[tuple[Key, EpisodeResult]]:
+    """Play eval episodes in this process, an env (and agent) at a time, in plan order
+    (``levels``: a family env's level, default the family's)."""
+    levels = levels or {}
     groups: dict[tuple[str, str, int | None], list[int]] = {}
     for agent_name, env_id, k, seed in keys:
         groups.setdefault((agent_name, env_id, k), []).append(seed)
     for (agent_name, env_id, k), seeds in groups.items():
         bar.set_description(f"{agent_name} on {env_id}" + ("" if k is None else f"[{k}]"))
-        runs = iter_attempts(env_id, agent_name, seeds, args.fail_fast, instance=k)
+        runs = iter_attempts(env_id, agent_name, seeds, args.fail_fast, instance=k, level=levels.get(env_id))
         for seed, r in zip(seeds, runs, strict=True):
             yield (agent_name, env_id, k, seed), r
 
 
 def play_on_workers(
-    keys: list[Key], workers: int, fail_fast: bool, problems: list[str] | None = None
+    keys: list[Key],
+    workers: int,
+    fail_fast: bool,
+    problems: list[str] | None = None,
+    levels: dict[str, str | None] | None = None,
 ) -> Iterator[tuple[Key, EpisodeResult]]:
-    """Play eval episodes on ``workers`` Ray actors, yielding each as it ends (any order).
+    """Play eval episodes on ``workers`` Ray actors, yielding each as it ends (any order;
+    ``levels``: a family env's level, default the family's).
 
     An episode whose agent raised comes back as a zero-score truncated result naming the
     error (as in-process), unless ``fail_fast``. Each episode that failed, or that ran
@@ -198,9 +253,10 @@ def play_on_workers(
     from vibelife_env.agents import AgentSpec
     from vibelife_env.runner import EpisodeJob, EpisodeRunner
 
+    levels = levels or {}
     for agent_name in dict.fromkeys(k[0] for k in keys):
         mine = [k for k in keys if k[0] == agent_name]
-        jobs = [EpisodeJob(e, seed, env_kwargs={} if i is None else {"instance": i}) for _, e, i, seed in mine]
+        jobs = [EpisodeJob(e, seed, env_kwargs=make_kwargs(i, levels.get(e))) for _, e, i, seed in mine]
         with EpisodeRunner(AgentSpec(agent_name, os.getcwd()), num_workers=workers) as runner:
             for r in runner.run(jobs):
                 key = mine[r.index]
@@ -215,16 +271,17 @@ def play_on_workers(
                     print(f"warning: {agent_name} failed on {key[1]} (seed {key[3]}): {r.error}", file=sys.stderr)
                     if problems is not None and r.attempts == 1:
                         problems.append(f"{where} failed: {r.error}")
-                    yield key, failed_result(key, r.error)
+                    yield key, failed_result(key, r.error, levels.get(key[1]))
                     continue
                 r.result.agent = agent_name
                 yield key, r.result
 
 
-def failed_result(key: Key, error: str) -> EpisodeResult:
-    """A zero-score truncated result for an episode that did not finish on a worker."""
+def failed_result(key: Key, error: str, level: str | None = None) -> EpisodeResult:
+    """A zero-score truncated result for an episode that did not finish on a worker
+    (``level``: a family instance's, default the family's)."""
     agent_name, env_id, instance, seed = key
-    env = gym.make(env_id) if instance is None else gym.make(env_id, instance=instance)
+    env = gym.make(env_id, **make_kwargs(instance, level))
     task = base_env(env).task
     checks = [
         {"id": c.id, "tier": c.tier, "stage": c.stage, "weight": c.weight, "passed": False, "error": "not evaluated"}
@@ -276,8 +333,9 @@ def targets(envs: list[str]) -> list[Target]:
     return [(e, k) for e in envs for k in ((None,) if family_of(e) is None else tuple(range(TEST_INSTANCES)))]
 
 
-def _finished(path: Path, plan: list[Key]) -> dict[Key, Span]:
+def _finished(path: Path, plan: list[Key], levels: dict[str, str | None] | None = None) -> dict[Key, Span]:
     wanted = set(plan)
+    levels = levels or {}
     done: dict[Key, Span] = {}
     for number, (span, line) in enumerate(iter_spans(path, repair=True), 1):
         try:
@@ -289,7 +347,12 @@ def _finished(path: Path, plan: list[Key]) -> dict[Key, Span]:
             at = "" if key[2] is None else f" instance {key[2]}"
             raise CLIError(
                 f"--resume: {path} line {number} is {key[0]} on {key[1]}{at} seed {key[3]}, not part of this run; "
-                "resume with the --agent/--env/--attempts/--seed it was started with"
+                "resume with the --agent/--env/--suite/--attempts/--seed it was started with"
+            )
+        if key[2] is not None and played_level(row) != levels.get(key[1]):
+            raise CLIError(
+                f"--resume: {path} line {number} played {key[1]} at the {played_level(row)} level, "
+                f"not {levels.get(key[1])}; resume with the --level (or --suite) it was started with"
             )
         done.setdefault(key, span)
     return done
@@ -305,14 +368,17 @@ def main(args: argparse.Namespace) -> int:
     check_out_dir(out, resume, overwrite)
     if args.bundles:
         register_bundle_dir(args.bundles)
-    envs = check_env_ids(args.env + suite_envs(getattr(args, "suite", None)))
+    level = getattr(args, "level", None)
+    in_suite = suite_envs(getattr(args, "suite", None), level)
+    envs = check_env_ids(args.env + list(in_suite))
     if not envs:
         raise CLIError("give the envs to evaluate: --env ID (repeatable) or --suite NAME")
+    levels = {**family_levels(check_env_ids(args.env), level), **in_suite}  # an env of the suite: its level
     workers = getattr(args, "workers", 0)
     if workers < 0:
         raise CLIError(f"--workers must be >= 0, got {workers}")
     agents = list(dict.fromkeys(args.agent))
-    first = gym.make(envs[0])
+    first = gym.make(envs[0], **make_kwargs(level=levels[envs[0]]))
     for name in agents:
         build_agent(name, base_env(first).task)
     plays = targets(envs)
@@ -322,7 +388,8 @@ def main(args: argparse.Namespace) -> int:
         if family is None:
             info = task_info(base_env(first if env_id == envs[0] else gym.make(env_id)).task)
         else:
-            info = task_info(family.instance("test", k or 0), heldout=type(family).heldout)
+            task = family.instance("test", k or 0, cast("Level | None", levels[env_id]))
+            info = task_info(task, heldout=type(family).heldout)
         infos[info.task_id] = info
     seeds = list(range(args.seed, args.seed + args.attempts))
     plan: list[Key] = [(a, e, k, s) for a in agents for e, k in plays for s in seeds]
@@ -330,7 +397,7 @@ def main(args: argparse.Namespace) -> int:
     path = out / EPISODES
     if overwrite:
         path.unlink(missing_ok=True)
-    lines = _finished(path, plan) if resume else {}
+    lines = _finished(path, plan, levels) if resume else {}
     if lines:
         print(f"resuming {out}: {len(lines)} of {len(plan)} episodes already there", file=sys.stderr)
     bar = tqdm(total=len(plan), initial=len(lines), unit="ep", disable=args.no_progress, file=sys.stderr)
@@ -338,9 +405,14 @@ def main(args: argparse.Namespace) -> int:
     try:
         with JsonlAppender(path) as sink:
             todo = [key for key in plan if key not in lines]
-            played = play_on_workers(todo, workers, args.fail_fast, problems) if workers else play_here(todo, args, bar)
+            played = (
+                play_on_workers(todo, workers, args.fail_fast, problems, levels)
+                if workers
+                else play_here(todo, args, bar, levels)
+            )
             for key, r in played:
-                row = {**r.to_dict(), "env_id": key[1], **({} if key[2] is None else {"instance": key[2]})}
+                at = {} if key[2] is None else {"instance": key[2], "level": levels[key[1]]}
+                row = {**r.to_dict(), "env_id": key[1], **at}
                 lines[key] = sink.append(json.dumps(row, ensure_ascii=False, sort_keys=True))
                 bar.update(1)
                 bar.set_postfix(score=f"{r.score:.1f}")
@@ -354,7 +426,7 @@ def main(args: argparse.Namespace) -> int:
         return 130
     bar.close()
     write_in_order(path, [lines[k] for k in plan])
-    write_reports(out, agents, envs, infos, args)
+    write_reports(out, agents, envs, infos, args, levels)
     for problem in problems:
         print("problem:", problem, file=sys.stderr)
     if problems:
@@ -363,7 +435,12 @@ def main(args: argparse.Namespace) -> int:
 
 
 def write_reports(
-    out: Path, agents: list[str], envs: list[str], infos: dict[str, Any], args: argparse.Namespace
+    out: Path,
+    agents: list[str],
+    envs: list[str],
+    infos: dict[str, Any],
+    args: argparse.Namespace,
+    levels: dict[str, str | None] | None = None,
 ) -> None:
     """The transcripts, ``report.json`` and ``report.html`` from ``OUT/episodes.jsonl``.
 
@@ -392,7 +469,9 @@ def write_reports(
         for tid, task in summary["tasks"].items():
             task["transcripts"] = links[agent_name][tid]
         summaries.append(summary)
-    meta = {"envs": envs, "agents": agents, "attempts": args.attempts, "seed": args.seed}
+    meta: dict[str, Any] = {"envs": envs, "agents": agents, "attempts": args.attempts, "seed": args.seed}
+    if any((levels or {}).values()):
+        meta["levels"] = {e: lv for e, lv in (levels or {}).items() if lv is not None}  # the families'
     with (out / "report.json").open("w", encoding="utf-8") as fh:  # streamed: json.dump writes as it encodes
         json.dump({"meta": meta, "agents": summaries}, fh, indent=2, ensure_ascii=False)
     on = envs[0] if len(envs) == 1 else f"{len(envs)} environments"

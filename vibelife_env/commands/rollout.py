@@ -10,6 +10,10 @@ machine) keeps every finished episode; ``--resume`` runs only the episodes the f
 When every episode is in, the file is rewritten sorted by (env as given, seed), so the
 same arguments give a byte-identical file whatever the number of workers and however often
 the run was interrupted and resumed.
+
+A scenario family plays its default level (paper where it renders it); ``--level
+guided|paper`` another. Its lines carry ``split`` and ``level``, and ``--resume`` refuses a
+file started on another split or level.
 """
 
 from __future__ import annotations
@@ -23,7 +27,14 @@ from pathlib import Path
 from typing import Any
 
 from vibelife_env.agents import AgentSpec
-from vibelife_env.commands import CLIError, build_agent, check_env_ids, register_bundle_dir
+from vibelife_env.commands import (
+    CLIError,
+    build_agent,
+    check_env_ids,
+    family_levels,
+    played_level,
+    register_bundle_dir,
+)
 from vibelife_env.episode import providers
 from vibelife_env.families.loader import family_of, instance_for_seed
 from vibelife_env.rollout import (
@@ -65,6 +76,12 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         default=None,
         help="scenario families: the instances the seeds draw (test: seed %% 4; train: a fresh one per seed)",
     )
+    p.add_argument(
+        "--level",
+        choices=("guided", "paper"),
+        default=None,
+        help="scenario families: the level to play (default: each family's own, paper where it renders it)",
+    )
 
 
 def dataset_line(
@@ -73,9 +90,10 @@ def dataset_line(
     tools: list[dict[str, Any]] | None = None,
     tools_key: str | None = None,
     split: str | None = None,
+    level: str | None = None,
 ) -> str:
-    """One JSON line: the episode's ``to_dict()``, the env id (and a family's ``split``), and
-    its tools inline or by key.
+    """One JSON line: the episode's ``to_dict()``, the env id (and a family's ``split`` and
+    ``level``), and its tools inline or by key.
 
     Retries of dead workers are reported on stderr, not in the line, so that a retried
     episode leaves the file byte-identical.
@@ -83,6 +101,8 @@ def dataset_line(
     row = {"env_id": env_id, **result.to_dict()}
     if split is not None:
         row["split"] = split
+    if level is not None:
+        row["level"] = level
     if tools is not None:
         row["tools"] = tools
     if tools_key is not None:
@@ -132,14 +152,20 @@ def open_out(out: Path, overwrite: bool) -> None:
 
 
 def finished_episodes(
-    out: Path, runs: list[tuple[str, int]], agent: str, inline: bool, splits: dict[str, str | None] | None = None
+    out: Path,
+    runs: list[tuple[str, int]],
+    agent: str,
+    inline: bool,
+    splits: dict[str, str | None] | None = None,
+    levels: dict[str, str | None] | None = None,
 ) -> dict[int, Span]:
     """Where the lines already in ``out`` sit, by run index (a torn last line is cut from
     the file); read one line at a time.
 
     Raises:
         CLIError: a line that is not JSON, an episode this run would not produce, one
-            another agent played, or tools stored the other way (``--inline-tools``).
+            another agent played, on another split or level, or tools stored the other way
+            (``--inline-tools``).
     """
     index = {run: i for i, run in enumerate(runs)}
     done: dict[int, Span] = {}
@@ -162,6 +188,12 @@ def finished_episodes(
                 f"--resume: {out} line {number} played the {row.get('split') or 'default'} split, "
                 f"not {wanted or 'the default'}; resume with the --split it was started with"
             )
+        level = (levels or {}).get(key[0])
+        if level is not None and played_level(row) != level:
+            raise CLIError(
+                f"--resume: {out} line {number} played {key[0]} at the {played_level(row)} level, "
+                f"not {level}; resume with the --level it was started with"
+            )
         if ("tools" in row) != inline:
             flag = "with" if "tools" in row else "without"
             raise CLIError(f"--resume: {out} was written {flag} --inline-tools; resume it the same way")
@@ -181,13 +213,15 @@ def family_splits(envs: list[str], split: str | None) -> dict[str, str | None]:
     return splits
 
 
-def _split_kwargs(split: str | None) -> dict[str, Any]:
-    return {} if split is None else {"split": split}
+def _family_kwargs(split: str | None, level: str | None = None) -> dict[str, Any]:
+    return {**({} if split is None else {"split": split}), **({} if level is None else {"level": level})}
 
 
-def run_tools(runs: list[tuple[str, int]], splits: dict[str, str | None]) -> list[list[dict[str, Any]]]:
+def run_tools(
+    runs: list[tuple[str, int]], splits: dict[str, str | None], levels: dict[str, str | None] | None = None
+) -> list[list[dict[str, Any]]]:
     """The tool schemas each run's episode offers: the env's, or for a family the instance's
-    (instances of one family may use different services)."""
+    at its level (instances of one family may use different services)."""
     by_task: dict[str, list[dict[str, Any]]] = {}
     out = []
     for env_id, seed in runs:
@@ -197,7 +231,8 @@ def run_tools(runs: list[tuple[str, int]], splits: dict[str, str | None]) -> lis
             if key not in by_task:
                 by_task[key] = make_env(**resolve_env_kwargs(env_id, {})).tool_schemas()
         else:
-            task = family.instance(split, instance_for_seed(split, seed))  # type: ignore[arg-type]
+            level = (levels or {}).get(env_id)
+            task = family.instance(split, instance_for_seed(split, seed), level)  # type: ignore[arg-type]
             key = task.id
             if key not in by_task:
                 by_task[key] = [schema for p in providers(task) for schema in p.openai_tools()]
@@ -242,13 +277,14 @@ def main(args: argparse.Namespace) -> int:
     envs = check_env_ids(args.env)
     split = getattr(args, "split", None)
     splits = family_splits(envs, split)
+    levels = family_levels(envs, getattr(args, "level", None))
     runs = [(e, seed) for e in envs for seed in range(args.seed, args.seed + args.episodes)]
-    tools = run_tools(runs, splits)
+    tools = run_tools(runs, splits, levels)
     keys = [tools_sha256(t) for t in tools]
-    probe = make_env(**resolve_env_kwargs(envs[0], {"split": splits[envs[0]]} if splits[envs[0]] else {}))
+    probe = make_env(**resolve_env_kwargs(envs[0], _family_kwargs(splits[envs[0]], levels[envs[0]])))
     agent = build_agent(args.agent, probe.task)
     agent_name = getattr(agent, "name", type(agent).__name__)
-    lines = finished_episodes(out, runs, agent_name, inline, splits) if resume else {}
+    lines = finished_episodes(out, runs, agent_name, inline, splits, levels) if resume else {}
     open_out(out, overwrite)
     side = tools_sidecar(out)
     if inline and overwrite:
@@ -265,7 +301,9 @@ def main(args: argparse.Namespace) -> int:
     bar = tqdm(total=len(runs), initial=len(lines), unit="ep", disable=args.no_progress, file=sys.stderr)
     try:
         with JsonlAppender(out) as sink:
-            jobs = [EpisodeJob(*runs[i], env_kwargs=_split_kwargs(splits[runs[i][0]])) for i in todo]
+            jobs = [
+                EpisodeJob(*runs[i], env_kwargs=_family_kwargs(splits[runs[i][0]], levels[runs[i][0]])) for i in todo
+            ]
             for r in run_jobs(AgentSpec(args.agent, os.getcwd()), jobs, args.workers, args.ray_address):
                 index = todo[r.index]
                 env_id, seed = runs[index]
@@ -279,6 +317,7 @@ def main(args: argparse.Namespace) -> int:
                     tools=tools[index] if inline else None,
                     tools_key=None if inline else keys[index],
                     split=splits[env_id],
+                    level=levels[env_id],
                 )
                 lines[index] = sink.append(line)
                 if r.attempts > 1:

@@ -5,6 +5,11 @@ and then summarized: the median of each column and the family's structural diver
 (:func:`vibelife_env.families.diversity`). ``--paper`` adds the distribution of everything
 reported, overall and per domain, next to the paper's figures (§2.4), flagging what is
 outside ±20%.
+
+``--suite NAME`` reports a suite's test instances at the suite's level (``vibelife-200``:
+each family at its default, paper where it renders it; ``vibelife-200-guided``: guided);
+``--level`` reports families (or a suite) at that level, an error for a family that does
+not render it. A row of a family at a given level is labelled ``<family>[test:k]:<level>``.
 """
 
 from __future__ import annotations
@@ -12,12 +17,13 @@ from __future__ import annotations
 import argparse
 import json
 import statistics
+from typing import cast
 
 import gymnasium as gym
 
 import vibelife_env
 from vibelife_env.bundle import load_task_cached
-from vibelife_env.commands import CLIError, bundle_dirs, check_env_ids
+from vibelife_env.commands import CLIError, bundle_dirs, check_env_ids, family_levels
 from vibelife_env.families import Level, Split, diversity
 from vibelife_env.families.loader import load_family
 from vibelife_env.stats import against_paper, distribution, explicitness, format_against_paper, task_stats
@@ -33,14 +39,22 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         "--paper", action="store_true", help="the distribution overall and per domain next to the paper's (§2.4)"
     )
     p.add_argument(
-        "--suite", default=None, help="a benchmark suite (vibelife-200): its test instances, next to the paper"
+        "--suite",
+        default=None,
+        help="a benchmark suite (vibelife-200, or vibelife-200-guided at the guided level): its test instances, "
+        "next to the paper",
     )
     p.add_argument(
         "--explicitness",
         action="store_true",
         help="where each instance's rules live (workspace or world), backend hints, mailbox size",
     )
-    p.add_argument("--level", choices=("guided", "paper"), default=None, help="families: the level (default: theirs)")
+    p.add_argument(
+        "--level",
+        choices=("guided", "paper"),
+        default=None,
+        help="families: the level (default: theirs, or the suite's)",
+    )
 
 
 def _family_rows(
@@ -98,19 +112,16 @@ def _print_explicitness(rows: list[dict], summaries: list[dict], as_json: bool) 
 def main(args: argparse.Namespace) -> int:
     summaries = []
     rows: list[dict] = []
+    levels: dict[str, str | None] = {}
     if getattr(args, "suite", None):
-        from vibelife_env.suite import get_suite
+        from vibelife_env.commands.evaluate import load_suite
 
         if args.ids or args.bundles:
             raise CLIError("give env ids, --bundles PATH or --suite NAME, not several")
-        try:
-            suite = get_suite(args.suite)
-        except KeyError as exc:
-            raise CLIError(str(exc.args[0])) from None
+        suite = load_suite(args.suite, args.level)
+        levels = family_levels(list(suite.families), args.level, {e: suite.level_of(e) for e in suite.families})
         print(suite.describe())
         args.ids, args.split, args.seeds, args.paper = list(suite.families), "test", "0:4", True
-        if not args.ids:
-            raise CLIError(f"suite {args.suite}: no scenario family is registered")
     if args.bundles:
         if args.ids:
             raise CLIError("give env ids or --bundles PATH, not both")
@@ -122,11 +133,14 @@ def main(args: argparse.Namespace) -> int:
             a, b = (int(x) for x in args.seeds.split(":"))
         except ValueError:
             raise CLIError(f"--seeds must look like A:B, got {args.seeds!r}") from None
-        for i in ids:
-            if "family_dir" in gym.registry[i].kwargs:
-                fam_rows, summary = _family_rows(i, args.split, range(a, b), args.level, args.explicitness)
-                rows += fam_rows
-                summaries.append(summary)
+        families = [i for i in ids if "family_dir" in gym.registry[i].kwargs]
+        if args.level and not levels:  # a level a family does not render: said before anything runs
+            levels = family_levels(families, args.level)
+        for i in families:
+            level = cast("Level | None", levels.get(i))
+            fam_rows, summary = _family_rows(i, args.split, range(a, b), level, args.explicitness)
+            rows += fam_rows
+            summaries.append(summary)
     if args.explicitness:
         return _print_explicitness([explicitness(load_task_cached(d)) for d in dirs] + rows, summaries, args.json)
     rows = [task_stats(load_task_cached(d)) for d in dirs] + rows

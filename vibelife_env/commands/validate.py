@@ -1,6 +1,7 @@
 """``vibelife validate [--all | IDS | --family ID | --suite NAME]``: the reward gates (oracle,
 variants, adversaries, ablations). ``--suite vibelife-200`` validates every test instance of
-every shipped scenario family.
+every shipped scenario family at its default level (paper where it renders it),
+``--suite vibelife-200-guided`` every one at the guided level; ``--level`` overrides a suite's.
 
 Prints one table per task (policy, role, score, gate, verdict) and a summary; exits 1 when
 any gate fails. ``--json FILE`` also writes every run. On a family instance the gates
@@ -18,7 +19,7 @@ import gymnasium as gym
 
 import vibelife_env
 from vibelife_env.blast import BLAST_MAX
-from vibelife_env.commands import CLIError, check_env_ids
+from vibelife_env.commands import CLIError, check_env_ids, family_levels
 from vibelife_env.registration import builtin_tasks_dir, register_family_dir
 from vibelife_env.validation import family_instances, validate_env
 
@@ -32,11 +33,18 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         default=None,
         help="a scenario family's env id, or its folder (tasks/_template): validate its instances",
     )
-    p.add_argument("--suite", default=None, help="a benchmark suite (vibelife-200): every test instance")
+    p.add_argument(
+        "--suite",
+        default=None,
+        help="a benchmark suite (vibelife-200, or vibelife-200-guided at the guided level): every test instance",
+    )
     p.add_argument("--split", choices=("test", "train"), default="test", help="with --family: which split")
     p.add_argument("--seeds", default="0:4", help="with --family: instances A:B (test 0-3, or train seeds)")
     p.add_argument(
-        "--level", choices=("guided", "paper"), default=None, help="with --family: the level (default: the family's)"
+        "--level",
+        choices=("guided", "paper"),
+        default=None,
+        help="with --family or --suite: the level (default: the family's, or the suite's)",
     )
     p.add_argument("--only", nargs="*", default=None, help="run only these policies (the oracle always runs)")
     p.add_argument("--json", type=Path, default=None, help="also write every run to this JSON file")
@@ -74,14 +82,12 @@ def _runs(args: argparse.Namespace) -> list[tuple[str, dict]]:
         except ValueError as exc:
             raise CLIError(str(exc)) from None
     if getattr(args, "suite", None):
-        from vibelife_env.suite import get_suite
+        from vibelife_env.commands.evaluate import load_suite
 
-        try:
-            suite = get_suite(args.suite)
-        except KeyError as exc:
-            raise CLIError(str(exc.args[0])) from None
+        suite = load_suite(args.suite, args.level)
+        levels = family_levels(list(suite.families), args.level, {e: suite.level_of(e) for e in suite.families})
         print(suite.describe())
-        return [(e, {"split": "test", "instance": k}) for e, k in suite.instances]
+        return [(e, {"split": "test", "instance": k, "level": levels[e]}) for e, k in suite.instances]
     ids = own_task_ids() if args.all else args.ids
     if not ids:
         raise CLIError("name env ids, pass --all, --family ID or --suite NAME")
