@@ -9,7 +9,6 @@ both levels run in ``vibelife validate --family tasks/finance/card_watch --level
 from __future__ import annotations
 
 import re
-import sqlite3
 import sys
 from typing import Any
 
@@ -17,11 +16,11 @@ import gymnasium as gym
 import pytest
 
 import vibelife_env  # noqa: F401 - registers the families
+from tests.families.harness import built_task, mailbox, rules_of
 from vibelife_env.agents.oracle import load_oracle
 from vibelife_env.checks.base import label
 from vibelife_env.env import base_env
 from vibelife_env.families.loader import load_family
-from vibelife_env.release.world import world_images
 from vibelife_env.rollout import run_episode
 from vibelife_env.stats import backend_hints, explicitness
 from vibelife_env.validation import discoverability_problems, strings_in
@@ -37,26 +36,7 @@ def _family_module() -> Any:
 
 
 def _task(level: str, **where: Any) -> Any:
-    env = gym.make(ENV, level=level, **where)
-    try:
-        return base_env(env).task
-    finally:
-        env.close()
-
-
-def _mails(task: Any) -> list[dict[str, Any]]:
-    """The mailbox the agent opens on."""
-    db = sqlite3.connect(":memory:")
-    try:
-        db.deserialize(world_images(task)["email"])
-        db.row_factory = sqlite3.Row
-        return [dict(r) for r in db.execute("SELECT message_id, from_addr, subject, body_text FROM messages")]
-    finally:
-        db.close()
-
-
-def _rules(task: Any) -> dict[str, Any]:
-    return {r.key: r for c in task.checks for r in c.rules}
+    return built_task(ENV, level, **where)
 
 
 # ---------------------------------------------------------------- one story, two renderings
@@ -107,7 +87,7 @@ def test_the_paper_workspace_keeps_one_red_line_and_no_quiet_or_trigger_instruct
 @pytest.mark.parametrize("where", TEST + TRAIN, ids=lambda w: f"{w['split']}-{w['instance']}")
 def test_at_least_two_fifths_of_the_rules_live_in_the_world_and_the_rest_are_stated(where):
     task = _task("paper", **where)
-    rules = _rules(task)
+    rules = rules_of(task)
     world = [r for r in rules.values() if not r.stated]
     assert len(world) / len(rules) >= 0.4
     assert explicitness(task)["world_share"] >= 0.4
@@ -127,15 +107,15 @@ def test_every_check_that_enforces_a_standing_rule_records_it_at_both_levels():
         unruled = {label(c.id) for c in task.checks if not c.rules}
         # only the checks of a turn's own request (a question answered) carry none
         assert unruled <= _family_module().rules.REQUEST_ONLY, unruled
-    guided = _rules(_task("guided", split="test", instance=0))
+    guided = rules_of(_task("guided", split="test", instance=0))
     assert all(r.stated for r in guided.values())  # the guided level states every rule
 
 
 @pytest.mark.parametrize("where", TEST, ids=lambda w: f"{w['split']}-{w['instance']}")
 def test_each_world_rule_is_a_sentence_of_the_mail_it_names(where):
     task = _task("paper", **where)
-    by_id = {m["message_id"]: m for m in _mails(task)}
-    for rule in _rules(task).values():
+    by_id = {m["message_id"]: m for m in mailbox(task)}
+    for rule in rules_of(task).values():
         if rule.stated:
             continue
         mid = rule.source.removeprefix("email:")
@@ -148,14 +128,14 @@ def test_each_world_rule_is_a_sentence_of_the_mail_it_names(where):
 @pytest.mark.parametrize("where", TEST + TRAIN, ids=lambda w: f"{w['split']}-{w['instance']}")
 def test_the_mailbox_is_lived_in_with_near_namesakes_of_the_real_senders(where):
     task = _task("paper", **where)
-    mails = _mails(task)
+    mails = mailbox(task)
     assert 60 <= len(mails) <= 120
     assert explicitness(task)["mails_at_reset"] == len(mails)
     senders = {m["from_addr"] for m in mails}
     assert "statements@cmb-bank.example" in senders
     assert any("cmb" in s and not s.endswith("@cmb-bank.example") for s in senders)  # the bank's namesakes
     assert any("zhou" in s and s != "zhou.landlord@mail.example" for s in senders)  # the landlord's
-    assert len(_mails(_task("guided", **where))) == 3
+    assert len(mailbox(_task("guided", **where))) == 3
 
 
 def test_the_wished_items_namesakes_carry_its_very_title_and_fail_on_their_seller():

@@ -9,17 +9,16 @@ levels run in ``vibelife validate --family tasks/rental/flat_hunt --level ...``.
 
 from __future__ import annotations
 
-import sqlite3
 from typing import Any
 
 import gymnasium as gym
 import pytest
 
 import vibelife_env  # noqa: F401 - registers the families
+from tests.families.harness import built_task, mailbox, rules_of
 from vibelife_env.agents.oracle import load_oracle
 from vibelife_env.checks.base import label
 from vibelife_env.env import base_env
-from vibelife_env.release.world import world_images
 from vibelife_env.rollout import run_episode
 from vibelife_env.stats import backend_hints, explicitness
 from vibelife_env.validation import discoverability_problems
@@ -32,25 +31,7 @@ IDS = [f"{w['split']}-{w['instance']}" for w in WHERE]
 
 
 def _task(level: str, **where: Any) -> Any:
-    env = gym.make(ENV, level=level, **where)
-    try:
-        return base_env(env).task
-    finally:
-        env.close()
-
-
-def _mails(task: Any) -> list[dict[str, Any]]:
-    db = sqlite3.connect(":memory:")
-    try:
-        db.deserialize(world_images(task)["email"])
-        db.row_factory = sqlite3.Row
-        return [dict(r) for r in db.execute("SELECT message_id, from_addr, subject, body_text FROM messages")]
-    finally:
-        db.close()
-
-
-def _rules(task: Any) -> dict[str, Any]:
-    return {r.key: r for c in task.checks for r in c.rules}
+    return built_task(ENV, level, **where)
 
 
 # ---------------------------------------------------------------- one story, two renderings
@@ -93,10 +74,10 @@ def test_the_paper_workspace_has_no_backend_hints_nor_trigger_lists(where):
 @pytest.mark.parametrize("where", WHERE, ids=IDS)
 def test_the_rules_live_where_a_renter_learns_them(where):
     task = _task("paper", **where)
-    rules = _rules(task)
+    rules = rules_of(task)
     assert explicitness(task)["world_share"] >= 0.4
     assert {"agency_only", "stock_photos", "scam", "deposit", "review_after", "handover_clash"} <= set(rules)
-    by_id = {m["message_id"]: m for m in _mails(task)}
+    by_id = {m["message_id"]: m for m in mailbox(task)}
     for r in rules.values():
         if r.latent:
             assert r.source == "latent:one_place_at_a_time" and r.fact
@@ -113,12 +94,12 @@ def test_the_rules_live_where_a_renter_learns_them(where):
 @pytest.mark.parametrize("where", WHERE, ids=IDS)
 def test_the_mailbox_is_lived_in_and_the_listings_are_long(where):
     task = _task("paper", **where)
-    mails = _mails(task)
+    mails = mailbox(task)
     assert len(mails) >= 60 and explicitness(task)["mails_at_reset"] == len(mails)
     senders = {m["from_addr"] for m in mails}
     assert any("anju" in x and not x.endswith("@anju-homes.example") for x in senders)  # namesakes
     assert any("lejia" in x and not x.endswith("@lejia-lettings.example") for x in senders)
-    assert len(_mails(_task("guided", **where))) == 2
+    assert len(mailbox(_task("guided", **where))) == 2
     story = task.oracle[0].story
     assert len(story.listings) >= 20
     assert len(story.extras["decoys"]) >= 14

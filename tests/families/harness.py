@@ -88,3 +88,35 @@ def silent(agent: Any, text: str):
     """A turn's step that does nothing (to take one behaviour out of the oracle)."""
     return []
     yield
+
+
+# ------------------------------------------------------------------ an instance as built
+def built_task(env_id: str, level: str, **where: Any) -> Any:
+    """The task an env builds at ``level`` for ``where`` (``split=``, ``instance=``)."""
+    from vibelife_env.env import base_env
+
+    env = gym.make(env_id, level=level, **where)
+    try:
+        return base_env(env).task
+    finally:
+        env.close()
+
+
+def mailbox(task: Any) -> list[dict[str, Any]]:
+    """The mailbox the agent opens on (message id, sender, subject, body of every mail)."""
+    import sqlite3
+
+    from vibelife_env.release.world import world_images
+
+    db = sqlite3.connect(":memory:")
+    try:
+        db.deserialize(world_images(task)["email"])
+        db.row_factory = sqlite3.Row
+        return [dict(r) for r in db.execute("SELECT message_id, from_addr, subject, body_text FROM messages")]
+    finally:
+        db.close()
+
+
+def rules_of(task: Any) -> dict[str, Any]:
+    """Every rule the task's checks record, by key."""
+    return {r.key: r for c in task.checks for r in c.rules}
