@@ -211,11 +211,7 @@ def test_the_oracle_reads_every_world_rule_before_the_check_decides(where):
 
 def test_an_oracle_that_does_not_read_the_mail_fails_the_discoverability_gate(monkeypatch):
     where = {"level": "paper", "split": "test", "instance": 0}
-    env = gym.make(ENV, **where)
-    try:
-        task = base_env(env).task
-    finally:
-        env.close()
+    task = _task("paper", split="test", instance=0)
     oracle, ablations, variants = task.oracle
     reads = {"lookups", "read_new_mail", "read_order_mail"}
     blind = {k: [f for f in fns if f.__name__ not in reads] for k, fns in oracle.steps.items()}

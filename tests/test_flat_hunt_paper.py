@@ -139,11 +139,7 @@ def test_the_paper_oracle_scores_full_and_passes_the_discoverability_gate():
 
 def test_an_oracle_that_does_not_read_the_rule_mails_fails_the_discoverability_gate(monkeypatch):
     where = {"level": "paper", "split": "test", "instance": 0}
-    env = gym.make(ENV, **where)
-    try:
-        task = base_env(env).task
-    finally:
-        env.close()
+    task = _task("paper", split="test", instance=0)
     oracle, ablations, variants = task.oracle
     blind = {k: [f for f in fns if f.__name__ != "lookups"] for k, fns in oracle.steps.items()}
     monkeypatch.setattr(task, "oracle", (type("Blind", (oracle,), {"steps": blind}), ablations, variants))
