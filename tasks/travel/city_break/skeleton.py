@@ -990,7 +990,8 @@ def add_checks(b: Any, story: trip.TripStory, stage_of: dict[str, int]) -> None:
 
     @cb("checkin_open", "seats_told", 1, ("communication",))
     def seats_told(ctx: Any) -> bool:
-        """The check-in reply gives every traveller's seat."""
+        """A reply once check-in opened (48 hours before the real departure, as the airline
+        states) gives every traveller's seat."""
         held = outbound(ctx, story)
         if held is None or not booked(ctx, story):
             return False
@@ -999,7 +1000,8 @@ def add_checks(b: Any, story: trip.TripStory, stage_of: dict[str, int]) -> None:
             "SELECT seat FROM seat_assignments WHERE pnr = ? AND segment_idx = ? AND checked_in = 1",
             (held.pnr, held.segment_idx),
         )
-        reply = ctx.reply(st["checkin_open"]).upper()
+        dep = trip.departure(ctx, held.flight_no, story.depart_day)
+        reply = ctx.replies_since(dep - timedelta(hours=48)).upper() if dep is not None else ""
         return len(rows) == story.size and all(r["seat"] and r["seat"].upper() in reply for r in rows)
 
     @cb("partner_question", "calendar_follows_reschedule", 2, ("living_world", "calendar"))
