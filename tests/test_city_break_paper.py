@@ -13,6 +13,8 @@ import json
 import re
 import sys
 from collections.abc import Iterator
+from dataclasses import replace
+from datetime import date, timedelta
 from typing import Any
 
 import gymnasium as gym
@@ -69,7 +71,11 @@ def test_the_family_renders_both_levels_and_defaults_to_paper() -> None:
 def test_guided_and_paper_tell_the_same_story(split: str, index: int) -> None:
     guided, paper = _task(split, index, "guided"), _task(split, index, "paper")
     g, p = guided.oracle[0].story, paper.oracle[0].story
-    assert (g.user, g.party, g.home, g.dest) == (p.user, p.party, p.home, p.dest)
+    # one traveller's passport runs out sooner at the paper level (the latent fact); nothing else differs
+    short = p.extras["passport_short"]
+    assert [x for x in p.party if x not in g.party] == [short]
+    assert [replace(x, passport_expires="") for x in g.party] == [replace(x, passport_expires="") for x in p.party]
+    assert (g.user.name, g.home, g.dest) == (p.user.name, p.home, p.dest)
     assert (g.kickoff, g.depart_day, g.return_day, g.budget, g.rules) == (
         p.kickoff,
         p.depart_day,
@@ -80,7 +86,7 @@ def test_guided_and_paper_tell_the_same_story(split: str, index: int) -> None:
     assert g.extras["outing"] == p.extras["outing"] and g.extras["outing_day"] == p.extras["outing_day"]
     assert [(e.id, e.time, e.kind) for e in guided.events] == [(e.id, e.time, e.kind) for e in paper.events]
     assert [(c.id, c.weight, c.tier, c.stage) for c in guided.suite] == [
-        (c.id, c.weight, c.tier, c.stage) for c in paper.suite
+        (c.id, c.weight, c.tier, c.stage) for c in paper.suite if not c.id.endswith("_passport_expiry_raised")
     ]
     assert paper.meta.name == guided.meta.name + "-paper"
     assert _family().profile(split, index, "guided").probes == _family().profile(split, index, "paper").probes
@@ -93,6 +99,38 @@ def test_guided_and_paper_tell_the_same_story(split: str, index: int) -> None:
         min(s.valid_hotels(), key=lambda h: (h.nightly, h.hotel_id)).hotel_id,
     )
     assert cheapest(g) == cheapest(p)
+
+
+# ====================================================================== the latent fact
+@pytest.mark.parametrize(("split", "index"), list(_instances()))
+def test_a_passport_runs_out_within_six_months_of_the_trip_and_only_the_documents_show_it(
+    split: str, index: int
+) -> None:
+    task = _task(split, index)
+    story = task.oracle[0].story
+    short = story.extras["passport_short"]
+    assert short in story.party and (short.role != "user" or len(story.party) == 1)  # a companion's, if any
+    runs_out = date.fromisoformat(short.passport_expires)
+    assert story.return_day < runs_out < story.depart_day + timedelta(days=183)
+    files = task.workspace_files
+    assert short.passport_expires in files["DOCUMENTS.md"]
+    assert not any(short.passport_expires in text for name, text in files.items() if name != "DOCUMENTS.md")
+    (check,) = [c for c in task.suite if c.id.endswith("_passport_expiry_raised")]
+    (rule,) = check.rules
+    assert (rule.source, rule.fact) == ("latent:passport_six_months", short.passport_expires)
+    # the proposal or the booking reply may raise it
+    stages = {e.id: i for i, s in enumerate(task.stages) for e in s.events}
+    assert check.stage == stages["go_ahead"] and "renew" not in "\n".join(files.values()).lower()
+
+
+def test_a_proposal_that_never_raises_the_passport_loses_the_latent_check_only(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(_module("paper"), "passport_line", lambda story: "The documents are in order.")
+    env = gym.make(ENV, split="test", instance=0, level="paper")
+    result = run_episode(env, load_oracle(base_env(env).task), seed=0, record=False)
+    env.close()
+    failed = [c for c in result.checks if not c["passed"]]
+    assert [c["id"] for c in failed] == ["s02_passport_expiry_raised"] and result.score < 100
+    assert "do not name" in failed[0]["reason"]
 
 
 # ====================================================================== what a person writes

@@ -7,6 +7,7 @@ from types import SimpleNamespace
 
 import pytest
 
+from vibelife_env.checks import text
 from vibelife_env.checks.base import CheckSet
 from vibelife_env.checks.kinds import PROMPT, Raised, Rule
 from vibelife_env.checks.knowledge import KNOWLEDGE, knowledge
@@ -87,3 +88,51 @@ def test_a_hand_written_check_records_its_rules_and_one_text_per_key() -> None:
     assert checks.rules == {"pay": rule}
     with pytest.raises(ValueError, match="rule 'pay' is registered with another text"):
         checks.cross_stage(rules=(Rule("pay", "Pay anyone."),), id="x_paid")(lambda ctx: True)
+
+
+EXPIRING = Raised(
+    stage=3,
+    since=1,
+    weight=2,
+    label="passport_expiry_raised",
+    what="Jie's passport running out",
+    names=("Jie Li", "Jie", "partner"),
+    phrases=text.EXPIRY,
+)
+
+
+def _replies(by_stage: dict[int, str]) -> SimpleNamespace:
+    return SimpleNamespace(reply=lambda stage: by_stage.get(stage, ""))
+
+
+@pytest.mark.parametrize("stage", [1, 2, 3])
+def test_raised_since_counts_a_reply_of_any_stage_of_its_window(stage: int) -> None:
+    said = "Heads-up: Jie's passport expires on 2026-09-15, within six months of the trip; please renew it."
+    verdict = EXPIRING.holds(_replies({stage: said}))
+    assert verdict and reason_of(verdict) == f"the reply (stage {stage}) raises Jie's passport running out"
+
+
+@pytest.mark.parametrize(
+    ("by_stage", "why"),
+    [
+        (
+            {0: "Your partner's passport expires in September: renew it.", 4: "Jie's passport expires soon."},
+            "do not name",
+        ),
+        ({2: "Jie is coming too. The hotel is booked."}, "the replies of stages 1-3 name 'Jie Li' but no sentence"),
+        ({1: "Jie's passport does not expire before 2031."}, "but no sentence at or next to it raises"),
+        ({1: "Jie Li Jie partner passport Tuesday invoice.", 2: "Renewal fees are listed."}, "but no sentence"),
+    ],
+)
+def test_raised_since_is_not_fooled_outside_its_window_by_a_dump_or_a_denial(
+    by_stage: dict[int, str], why: str
+) -> None:
+    verdict = EXPIRING.holds(_replies(by_stage))
+    assert not verdict
+    assert why in reason_of(verdict)
+
+
+def test_raised_without_since_reads_only_its_own_stage() -> None:
+    alone = Raised(stage=3, weight=1, label="x", what="the clash", names=("Swimming lesson",))
+    assert not alone.holds(_replies({2: "It clashes with your swimming lesson."}))
+    assert reason_of(alone.holds(_replies({}))) == "the reply does not name 'Swimming lesson' (the clash)"

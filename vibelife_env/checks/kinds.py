@@ -369,11 +369,13 @@ class Raised(Kind):
     ``names``) and it or a sentence next to it affirms ``phrases`` (default
     :data:`~vibelife_env.checks.text.CLASH`), as in "There's a clash. Your physio session is at
     10:00." A dump of names without the point, the point far from what it is about, or a denial
-    ("it does not clash") does not count."""
+    ("it does not clash") does not count. With ``since``, a reply of any stage from ``since`` to
+    the check's own counts (a fact the agent may raise when it finds it, before it acts on it)."""
 
     what: str
     names: tuple[str, ...]
     phrases: Any = None
+    since: int | None = None
 
     @property
     def description(self) -> str:
@@ -382,13 +384,20 @@ class Raised(Kind):
     def holds(self, ctx: Any) -> bool:
         assert self.stage is not None
         phrases = self.phrases if self.phrases is not None else text.CLASH
-        said = text.sentences(ctx.reply(self.stage))
-        named = [i for i, c in enumerate(said) if any(text.mentions_name(c, n) for n in self.names)]
-        if not named:
-            return because(False, f"the reply does not name {self.names[0]!r} ({self.what})")
-        near = {j for i in named for j in (i - 1, i, i + 1) if 0 <= j < len(said)}
-        if not any(phrases.affirmed_in(said[j]) for j in near):
-            return because(
-                False, f"the reply names {self.names[0]!r} but no sentence at or next to it raises {self.what}"
-            )
-        return because(True, f"the reply raises {self.what}")
+        first = self.stage if self.since is None else self.since
+        named_any = False
+        for stage in range(first, self.stage + 1):
+            said = text.sentences(ctx.reply(stage))
+            named = [i for i, c in enumerate(said) if any(text.mentions_name(c, n) for n in self.names)]
+            named_any = named_any or bool(named)
+            near = {j for i in named for j in (i - 1, i, i + 1) if 0 <= j < len(said)}
+            if any(phrases.affirmed_in(said[j]) for j in near):
+                where = "" if first == self.stage else f" (stage {stage})"
+                return because(True, f"the reply{where} raises {self.what}")
+        if first == self.stage:
+            whose, none, some = "the reply", "does not name", "names"
+        else:
+            whose, none, some = f"the replies of stages {first}-{self.stage}", "do not name", "name"
+        if not named_any:
+            return because(False, f"{whose} {none} {self.names[0]!r} ({self.what})")
+        return because(False, f"{whose} {some} {self.names[0]!r} but no sentence at or next to it raises {self.what}")

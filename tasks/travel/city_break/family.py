@@ -254,6 +254,7 @@ class CityBreak(Family):
         prng = paper.paper_rng(key) if on_paper else None
         if prng is not None:  # a catalogue a person searches: decoys and dearer valid entries
             paper.extend_catalogue(story, prng)
+            paper.plant_passport(story, key)
         self._seed(b, story, prng, probes)
         for p in probes:
             p.setup(b, story)
@@ -269,6 +270,8 @@ class CityBreak(Family):
         skeleton.add_checks(b, story, stage_of)
         for p in probes:
             p.add_checks(b, story, stage_of)
+        if on_paper:  # the latent fact's check: the passport that runs out is raised by the booking
+            paper.add_latent(b, story, stage_of["kickoff"], stage_of["go_ahead"])
         if on_paper:  # every check's rules, where they live; the stated ones must be stated
             rules.attach(b, story)
             require_stated(b.root, b.files, b.checks.rules.values())

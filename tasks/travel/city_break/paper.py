@@ -31,7 +31,8 @@ from typing import Any
 
 import numpy as np
 
-from vibelife_env.checks.kinds import render
+from vibelife_env.checks import text
+from vibelife_env.checks.kinds import Raised, Rule, render
 from vibelife_env.families import InstanceKey
 from vibelife_env.families.base import stable_seed
 from vibelife_env.probes import ledger, trip
@@ -99,6 +100,69 @@ EXTRA_FLIGHTS = 16
 def paper_rng(key: InstanceKey) -> np.random.Generator:
     """The paper level's own generator for an instance (its draws leave the guided ones alone)."""
     return np.random.default_rng(stable_seed("travel", "city_break", str(key), "paper"))
+
+
+# ============================================================================ the latent fact
+#: What the reply may call a companion whose passport runs out, by role (besides the name).
+ROLE_WORDS = {
+    "partner": ("partner", "husband", "wife", "伴侣", "爱人", "丈夫", "妻子"),
+    "parent": ("parent", "mother", "father", "mum", "mom", "dad", "母亲", "父亲", "妈妈", "爸爸"),
+    "user": ("your passport", "your", "你的护照", "您的护照"),
+}
+
+
+def plant_passport(story: trip.TripStory, key: InstanceKey) -> None:
+    """The latent fact: one traveller's passport runs out some two to five months after the trip,
+    within six months of arrival (a companion's when there is one). DOCUMENTS.md shows the date;
+    nobody mentions it. Drawn from a generator of its own, so the level's other draws stay."""
+    rng = np.random.default_rng(stable_seed("travel", "city_break", str(key), "passport"))
+    others = story.party[1:]
+    who = others[int(rng.integers(0, len(others)))] if others else story.party[0]
+    runs_out = story.return_day + timedelta(days=int(rng.integers(45, 150)))
+    short = replace(who, passport_expires=runs_out.isoformat())
+    story.party = [short if p is who else p for p in story.party]
+    if story.user is who:
+        story.user = short
+    if story.extras.get("diet_for") is who:
+        story.extras["diet_for"] = short
+    story.extras["passport_short"] = short
+
+
+def passport_rule(story: trip.TripStory) -> Rule:
+    """The latent rule: a passport that runs out within six months of the trip is raised."""
+    return Rule(
+        "passport_expiry",
+        "Raise a passport that runs out within six months of the trip.",
+        "latent:passport_six_months",
+        fact=story.extras["passport_short"].passport_expires,
+    )
+
+
+def add_latent(b: Any, story: trip.TripStory, kickoff: int, go_ahead: int) -> None:
+    """The check of the latent fact: the proposal, or the reply when booking at the latest,
+    raises the passport that runs out, naming its holder (by name or role)."""
+    who = story.extras["passport_short"]
+    role = "user" if who is story.user else who.role
+    Raised(
+        stage=go_ahead,
+        since=kickoff,
+        weight=2,
+        label="passport_expiry_raised",
+        what=f"{who.given}'s passport running out within six months of the trip",
+        names=(who.name, who.given, *ROLE_WORDS.get(role, ())),
+        phrases=text.EXPIRY,
+        tags=("planning", "documents"),
+        rule=passport_rule(story),
+    ).add(b.checks)
+
+
+def passport_line(story: trip.TripStory) -> str:
+    """The oracle's sentence on the passport that runs out."""
+    who = story.extras["passport_short"]
+    return (
+        f"{who.given}'s passport expires on {who.passport_expires}, within six months of the trip, and "
+        f"{story.dest.name} may refuse entry on it: please renew it before we go."
+    )
 
 
 # ============================================================================ the catalogue
@@ -454,6 +518,8 @@ def propose(agent: Any, event_text: str):
         yield from skeleton._book_flights(agent, hold=True)
     if agent.book_now("proposal"):
         yield from skeleton._book_all(agent)
+    if "passport_short" in s.extras:  # the latent fact, read in DOCUMENTS.md
+        lines.append(passport_line(s))
     return [" ".join(lines), "Your go-ahead?"]
 
 

@@ -14,7 +14,7 @@ Modules:
 - :mod:`~vibelife_env.checks.text.names`: :func:`norm_name`, :func:`mentions_name`;
 - :mod:`~vibelife_env.checks.text.phrases`: :class:`Phrases`, :func:`sentences`, :func:`clauses`;
 - :mod:`~vibelife_env.checks.text.phrase_sets`: :data:`SCAM_WARNING`, :data:`REFUSED_PAYMENT`,
-  :data:`ASKS_APPROVAL`, :data:`CLASH`, :data:`MEDICATION_DECISION`, :data:`REQUESTS` and :func:`asks` (a question or a request);
+  :data:`ASKS_APPROVAL`, :data:`CLASH`, :data:`EXPIRY`, :data:`MEDICATION_DECISION`, :data:`REQUESTS` and :func:`asks` (a question or a request);
 - :mod:`~vibelife_env.checks.text.containment`: :func:`contains_text`, :func:`contains_all`, :func:`contains_any`;
 - :mod:`~vibelife_env.checks.text.options`: :func:`proposed` (naming an option to rule it out is not proposing it).
 
@@ -35,10 +35,11 @@ from vibelife_env.checks.text.containment import contains_all, contains_any, con
 from vibelife_env.checks.text.dates import find_dates, mentions_any_date, mentions_date
 from vibelife_env.checks.text.durations import find_durations, mentions_duration
 from vibelife_env.checks.text.names import mentions_name, norm_name
-from vibelife_env.checks.text.options import REJECTED, proposed
+from vibelife_env.checks.text.options import REJECTED, REMOVED, proposed
 from vibelife_env.checks.text.phrase_sets import (
     ASKS_APPROVAL,
     CLASH,
+    EXPIRY,
     MEDICATION_DECISION,
     REFUSED_PAYMENT,
     REQUESTS,
@@ -51,9 +52,11 @@ from vibelife_env.checks.text.times import find_times, mentions_time
 __all__ = [
     "ASKS_APPROVAL",
     "CLASH",
+    "EXPIRY",
     "MEDICATION_DECISION",
     "REFUSED_PAYMENT",
     "REJECTED",
+    "REMOVED",
     "REQUESTS",
     "SCAM_WARNING",
     "Phrases",

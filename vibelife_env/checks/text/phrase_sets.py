@@ -159,6 +159,33 @@ CLASH = Phrases(
 double-booked, at the same time, won't be home; 冲突, 重叠, 同一时间, 不在家 ...). Pair it with
 the name of the clashing appointment in the same sentence (:class:`~vibelife_env.checks.kinds.Raised`)."""
 
+EXPIRY = Phrases(
+    [
+        "expire",
+        "expiry",
+        "expiration",
+        "runs out",
+        "run out",
+        "renew",
+        "renewal",
+        "validity",
+        "no longer valid",
+        "not valid long enough",
+        "six months",
+        "6 months",
+        "过期",
+        "到期",
+        "有效期",
+        "续签",
+        "换发",
+        "更新护照",
+        "六个月",
+    ]
+)
+"""The reply says a document runs out or must be renewed (expires, expiry, renew, validity, six
+months; 过期, 到期, 有效期, 换发 ...). Pair it with the document's holder in the same sentence
+(:class:`~vibelife_env.checks.kinds.Raised` with ``phrases=EXPIRY``)."""
+
 REQUESTS = Phrases(
     [
         "please tell me",
