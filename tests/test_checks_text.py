@@ -13,6 +13,8 @@ from vibelife_env.checks.text import (
     ASKS_APPROVAL,
     MEDICATION_DECISION,
     REFUSED_PAYMENT,
+    REJECTED,
+    REMOVED,
     SCAM_WARNING,
     Phrases,
     clauses,
@@ -30,6 +32,7 @@ from vibelife_env.checks.text import (
     mentions_name,
     mentions_time,
     norm_name,
+    proposed,
     sentences,
 )
 
@@ -805,3 +808,17 @@ def test_naming_an_option_to_rule_it_out_is_not_proposing_it():
     assert found == ["Li Guoqiang"]
     wider = REJECTED | Phrases(["busy"])
     assert proposed("S1 works; S2 is busy.", ["S1", "S2"], rejected=wider) == ["S1"]
+
+
+def test_a_removal_note_in_a_kept_list_takes_the_option_off_but_a_reply_narrating_a_removal_keeps_its_pick() -> None:
+    kept_list = (
+        "| flat | rent |\n|---|---|\n| Pine Court (lst_bei35078) | 7,900 |\n| Elm Yard (lst_bei81458) | 8,100 |\n\n"
+        "Removed 2026-05-26: Cedar Heights (lst_bei55788, 8,400) — delisted on the app.\n"
+        "- lst_bei60001 was withdrawn by the agency; 已下架: lst_bei60002\n"
+    )
+    ids = ["lst_bei35078", "lst_bei55788", "lst_bei60001", "lst_bei60002", "lst_bei81458"]
+    wide = REJECTED | REMOVED
+    assert proposed(kept_list.lower(), ids, rejected=wide, fallback=False) == ["lst_bei35078", "lst_bei81458"]
+    assert "lst_bei55788" in proposed(kept_list.lower(), ids, fallback=False)  # the default set keeps it
+    reply = "I removed the old viewing and booked lst_bei35078 for Tuesday."
+    assert proposed(reply, ids) == ["lst_bei35078"]

@@ -121,10 +121,11 @@ def valid_ids(ctx: Any, story: FlatStory) -> set[str]:
 def shortlist(ctx: Any) -> set[str]:
     """The listing ids shortlist.md keeps: the ids it names, less those it names only to rule
     them out (under an "Excluded" heading, or with the reason in the same line: see
-    :func:`vibelife_env.checks.text.proposed`)."""
+    :func:`vibelife_env.checks.text.proposed`) or to record that they came off the list
+    ("Removed 2026-05-26: lst_55788, delisted": :data:`~vibelife_env.checks.text.REMOVED`)."""
     doc = ctx.file("shortlist.md")
     ids = sorted({m.lower() for m in _ID.findall(doc)})
-    return set(text.proposed(doc.lower(), ids, fallback=False))
+    return set(text.proposed(doc.lower(), ids, rejected=text.REJECTED | text.REMOVED, fallback=False))
 
 
 def saved(ctx: Any, story: FlatStory) -> set[str]:

@@ -82,6 +82,29 @@ REJECTED = Phrases(
 clash, excluded; 排除, 不符合, 超出预算 ...)."""
 
 
+REMOVED = Phrases(
+    [
+        "removed",
+        "delisted",
+        "de-listed",
+        "withdrawn",
+        "taken down",
+        "taken off",
+        "no longer listed",
+        "no longer available",
+        "no longer on",
+        "已下架",
+        "下架",
+        "已移除",
+        "移除",
+    ]
+)
+"""Phrases that take an option off a list the agent keeps (removed, delisted, withdrawn, no
+longer listed; 下架, 移除): for a file that must hold exactly the options kept, where "Removed
+2026-05-26: Cedar Heights (lst_55788), delisted" records a change, not a pick. Widen
+:data:`REJECTED` with it (``REJECTED | REMOVED``) for such a file only: in a reply, "I removed
+the old viewing and booked B" names B to keep it."""
+
 #: Where a sentence splits into the parts an option is judged in: like :func:`~vibelife_env.checks.text.phrases.clauses`
 #: but not at a colon, so "Pier 9: no lift" stays one part, and also at "so".
 _CONTINUES = r"(?!\s*(?:such as|like|including|e\.g\.|for example|for instance|namely|比如|例如|包括|像是))"
