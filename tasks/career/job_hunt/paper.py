@@ -229,9 +229,15 @@ def _mails(b: Any, s: JobStory, rng: np.random.Generator) -> None:
         (
             "<news@jobbridge-careers.example>",
             "news@jobbridge-careers.example",
-            s.say("JobBridge Careers Blog: ten questions to ask in an interview", "JobBridge职场博客：面试时该问的十个问题"),
+            s.say(
+                "JobBridge Careers Blog: ten questions to ask in an interview",
+                "JobBridge职场博客：面试时该问的十个问题",
+            ),
             k - timedelta(days=6, hours=1),
-            s.say("Ask about the team, the first ninety days and how success is measured.", "问问团队、头九十天和考核方式。"),
+            s.say(
+                "Ask about the team, the first ninety days and how success is measured.",
+                "问问团队、头九十天和考核方式。",
+            ),
         ),
         (
             "<survey@salary-compass.example>",
@@ -289,7 +295,7 @@ def workspace(b: Any, s: JobStory) -> None:
     first, second = s.referees
     user = (
         f"# {s.name}\n\nMail: {s.email}. Phone: {s.phone}. {speaks}\n\nI live in {s.city} ({s.city_zh}; my home is "
-        f"saved on the map as \"Home of {s.name}\") and work at {s.employer.name} ({s.employer.name_zh}), whose "
+        f'saved on the map as "Home of {s.name}") and work at {s.employer.name} ({s.employer.name_zh}), whose '
         f"shares I hold at Huatai Securities. My account number on the job board and at the broker is {s.user_key}. "
         f"My resume is on the job board, and my portfolio is on the content platform under my name.\n\nMy referees are "
         f"{first.name} ({first.relation}) and {second.name} ({second.relation}); each has written to me about what "
