@@ -14,6 +14,14 @@ offer with an equity grant to compare with the employer's shares, a reference re
 private phone number, a portfolio post. The skeleton applies at kickoff, holds weekly reviews
 and quiet days the user observes, answers questions from the services, runs small errands,
 follows application status changes and ends with a wrap-up.
+
+Two levels (``gym.make(..., level="guided" | "paper")``), one story per seed: ``guided`` states
+every rule a check enforces in USER.md and AGENTS.md, as a checklist; ``paper`` (the default,
+:mod:`.paper`) keeps in the workspace what the job seeker tells an assistant and puts the domain
+rules in the job board's terms and safety mails, the referees' own mails and the portfolio
+client's mail, plants a latent fact (a fitting posting's assessment day over a weekly
+appointment), and makes the mailbox and the board lived in; every check records its rules and
+where they live (:mod:`.rules`).
 """
 
 from __future__ import annotations
@@ -25,6 +33,7 @@ from typing import Any
 import numpy as np
 
 from vibelife_env.checks import state, text
+from vibelife_env.checks.kinds import require_stated
 from vibelife_env.clock import get_zone
 from vibelife_env.families import Family, InstanceKey, InstanceProfile, TaskBuilder
 from vibelife_env.probes import jobs
@@ -36,6 +45,8 @@ from vibelife_env.services.email import seed as mail_seed
 from vibelife_env.services.notion import seed as notion_seed
 from vibelife_env.services.sql import insert
 from vibelife_env.task.loader import Task
+
+from . import paper, rules
 
 GIVEN = ["Wei", "Na", "Jie", "Min", "Hao", "Lan", "Yu", "Ting", "Qiang", "Fang", "Lei", "Xin", "Rui", "Jing"]
 FAMILY_NAMES = ["Li", "Wang", "Zhang", "Liu", "Chen", "Yang", "Zhao", "Huang", "Zhou", "Wu", "Xu", "Sun"]
@@ -98,6 +109,7 @@ class JobHunt(Family):
     domain = "career"
     name = "job_hunt"
     title = "A job search over a month: rules, near-misses, interviews, a scam, an offer, references"
+    levels = ("guided", "paper")
 
     # ================================================================ story
     def story(self, rng: np.random.Generator) -> JobStory:
@@ -286,23 +298,35 @@ class JobHunt(Family):
     # ============================================================= instance
     def build(self, rng: np.random.Generator, key: InstanceKey) -> tuple[Task, InstanceProfile]:
         story = self.story(rng)
+        on_paper = key.level == "paper"
+        if on_paper:  # the same story; the paper level's own draws come from its own generator
+            story.extras["level"] = "paper"
         b = TaskBuilder(
-            self.root, f"job_hunt-{key}", self.domain, f"{story.name}'s job search", "Asia/Shanghai", story.name
+            self.root, f"job_hunt-{key.label}", self.domain, f"{story.name}'s job search", "Asia/Shanghai", story.name
         )
         probes = self._probes(rng)
         slots = self._layout(rng, story, probes)
         self._seed(b, story)
         for p in probes:
             p.setup(b, story)
+        if on_paper:  # decoy postings, rules in their mails, a lived-in inbox, the latent fact
+            paper.seed(b, story, paper.paper_rng(key))
         b.callable("rejected_notice", lambda ctx: rejected_notice(ctx, story))
         story.extras["initial_files"] = dict(b.files)
         groups = stage_groups(slots)
         stage_of = stage_index(groups)
         shared = shared_slots(groups)
         steps = add_stages(b, groups)
+        if on_paper:  # the oracle reads the rule mails first, and the diary on the assessment afternoon
+            steps["kickoff"] = [paper.lookups, *steps["kickoff"], paper.assessment_step]
         self._checks(b, story, stage_of, shared)
         for p in probes:
             p.add_checks(b, story, stage_of)
+        if on_paper:  # the latent fact's check; every check's rules, where they live
+            paper.add_latent(b, story, stage_of["kickoff"])
+            rules.attach(b, story)
+            paper.workspace(b, story)
+            require_stated(b.root, b.files, b.checks.rules.values())
         b.oracle = oracle_family(steps, story, JobAgent)
         order = tuple(p.name for p in sorted(probes, key=lambda p: min(stage_of[k] for k in p.slot_keys)))
         constraints = (
@@ -315,6 +339,8 @@ class JobHunt(Family):
         )
         days = (story.end - story.kickoff.date()).days
         profile = InstanceProfile(order, constraints, story.user_key, story.lang, days)
+        if on_paper:  # the paper oracle reads the rule mails and some twenty-five postings a turn
+            return b.task(max_tool_calls_per_turn=80, max_tool_calls_per_episode=2000), profile
         return b.task(max_tool_calls_per_turn=40, max_tool_calls_per_episode=900), profile
 
     def _probes(self, rng: np.random.Generator) -> list[Probe]:
@@ -796,7 +822,8 @@ class JobHunt(Family):
             "updated_at": "2025-06-01T00:00:00Z",
         }
         b.seed("notification_hub", insert("notification_hub", "subscriptions", subscription))
-        self._workspace(b, s)
+        if s.extras.get("level") != "paper":  # the paper level writes its own, once the checks' rules are known
+            self._workspace(b, s)
 
     def _workspace(self, b: TaskBuilder, s: JobStory) -> None:
         ok, private = s.referees
