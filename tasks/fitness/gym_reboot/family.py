@@ -15,6 +15,14 @@ a closing question on what the gym cost. Probes from :mod:`vibelife_env.probes.g
 for pausing intense classes, a cancelled class, a work evening over a session, the joining fee
 charged twice, the old gym's auto-renewal, training shoes (size, budget, a recalled model).
 The three session probes each take their own plan week.
+
+Two levels (``gym.make(..., level="guided" | "paper")``), one story per seed: ``guided`` states
+every rule a check enforces in the workspace, as a checklist; ``paper`` (the default,
+:mod:`.paper`) keeps in the workspace what the person tells an assistant and puts the domain rules
+in the review site's mails, the physio's and the doctor's advice, the old gym's cancellation, the
+card issuer's and the consumer council's notes; it plants a latent fact (a weekly appointment over
+an evening class), and makes the mailbox and the gyms lived in; every check records its rules and
+where they live (:mod:`.rules`).
 """
 
 from __future__ import annotations
@@ -26,6 +34,7 @@ from typing import Any
 import numpy as np
 
 from vibelife_env.checks import state, text
+from vibelife_env.checks.kinds import require_stated
 from vibelife_env.clock import get_zone
 from vibelife_env.families import Family, InstanceKey, InstanceProfile, TaskBuilder
 from vibelife_env.probes import gym as G
@@ -38,6 +47,8 @@ from vibelife_env.services.banking import seed as bank_seed
 from vibelife_env.services.calendar import seed as cal_seed
 from vibelife_env.services.email import seed as mail_seed
 from vibelife_env.task.loader import Task
+
+from . import paper, rules
 
 GIVEN = ["Wei", "Na", "Jie", "Min", "Hao", "Lan", "Yu", "Ting", "Qiang", "Fang", "Lei", "Xin", "Sam", "Mia"]
 FAMILY_NAMES = ["Li", "Wang", "Zhang", "Liu", "Chen", "Yang", "Zhao", "Huang", "Zhou", "Wu"]
@@ -90,6 +101,7 @@ class GymReboot(Family):
     domain = "fitness"
     name = "gym_reboot"
     title = "Back to the gym after a long break: choose, join, plan around work, stay safe"
+    levels = ("guided", "paper")
 
     # ================================================================ story
     def story(self, rng: np.random.Generator) -> G.GymStory:
@@ -239,12 +251,19 @@ class GymReboot(Family):
     def build(self, rng: np.random.Generator, key: InstanceKey) -> tuple[Task, InstanceProfile]:
         """One instance: story, probes, seeds, workspace, timeline, checks, oracle."""
         s = self.story(rng)
+        on_paper = key.level == "paper"
+        prng = paper.paper_rng(key) if on_paper else None
+        if prng is not None:  # the same story; the paper level's own draws come from its own generator
+            paper.extend(s, prng, self._timetable)
         b = TaskBuilder(
-            self.root, f"gym_reboot-{key}", self.domain, f"{s.name} gets back to the gym", "Asia/Shanghai", s.name
+            self.root, f"gym_reboot-{key.label}", self.domain, f"{s.name} gets back to the gym", "Asia/Shanghai", s.name
         )
         probes = self._probes(rng, s)
         self._seed(b, s)
-        self._workspace(b, s)
+        if prng is not None:  # rules in their mails, a lived-in inbox, the latent fact
+            paper.seed(b, s, prng)
+        else:
+            self._workspace(b, s)
         for p in probes:
             p.setup(b, s)
         slots = self._skeleton(s, rng, b)
@@ -254,9 +273,16 @@ class GymReboot(Family):
         groups = stage_groups(slots)
         stage_of = stage_index(groups)
         steps = add_stages(b, groups)
+        if on_paper:  # the oracle reads the rule mails first
+            steps["kickoff"].insert(0, paper.lookups)
         self._checks(b, s, stage_of)
         for p in probes:
             p.add_checks(b, s, stage_of)
+        if on_paper:  # the latent fact's check; every check's rules, where they live
+            paper.add_latent(b, s, (MONTH_RUN,))
+            rules.attach(b, s)
+            paper.workspace(b, s)
+            require_stated(b.root, b.files, b.checks.rules.values())
         b.oracle = family_of(steps, s)
         order = tuple(p.name for p in sorted(probes, key=lambda p: min(stage_of[k] for k in p.slot_keys)))
         constraints = (
@@ -268,6 +294,8 @@ class GymReboot(Family):
             "plan_around_work",
         )
         profile = InstanceProfile(order, constraints, s.name, s.lang, 28)
+        if on_paper:  # the paper oracle reads the rule mails and some twenty gyms
+            return b.task(max_tool_calls_per_turn=80, max_tool_calls_per_episode=2000), profile
         return b.task(max_tool_calls_per_turn=30, max_tool_calls_per_episode=900), profile
 
     def _probes(self, rng: np.random.Generator, s: G.GymStory) -> list[Probe]:
