@@ -138,7 +138,9 @@ def seed(b: Any, s: TenancyStory, rng: np.random.Generator) -> None:
     b.seed("email", "\n".join(mails))
     s.extras["legit_mail"] += [m[0] for m in own[:5]]
     _listings(b, s, rng)
-    weekly = s.extras["weekly"] = texts.WEEKLY[int(rng.integers(0, len(texts.WEEKLY)))]
+    en, zh, words = texts.WEEKLY[int(rng.integers(0, len(texts.WEEKLY)))]
+    weekly = s.extras["weekly"] = s.say(en, zh)
+    s.extras["weekly_names"] = (weekly, *words)
     at = s.mediation - timedelta(minutes=30)
     rows = []
     for week in range(-3, 2):  # weekly, across town, over the mediation's hour; nobody mentions it
@@ -147,7 +149,11 @@ def seed(b: Any, s: TenancyStory, rng: np.random.Generator) -> None:
             continue
         rows.append(
             cal_seed.event_row(
-                f"evt_weekly{week + 3}", weekly, start, start + timedelta(hours=2), location="Across town"
+                f"evt_weekly{week + 3}",
+                weekly,
+                start,
+                start + timedelta(hours=2),
+                location=s.say("Across town", "城市另一头"),
             )
         )
     b.seed("calendar", cal_seed.events(*rows))
@@ -211,7 +217,7 @@ def add_latent(b: Any, s: TenancyStory, stage: int, requires: tuple[str, ...]) -
         weight=2,
         label="mediation_clash_raised",
         what=f"the mediation's clash with the {s.extras['weekly']}",
-        names=(s.extras["weekly"],),
+        names=s.extras["weekly_names"],
         requires=requires,
         tags=("planning", "calendar"),
         rule=rules.latent(s),

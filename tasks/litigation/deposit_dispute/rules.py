@@ -177,6 +177,7 @@ LABELS: dict[str, tuple[str, ...]] = {
     "answered_claimed": ("updates",),
     "answered_mediation": ("updates",),
     "errand_tell_friend_done": ("privacy",),
+    "errand_reminder_done": ("calendar",),
     "outstanding_journaled": ("journal",),
     "f_case_file_final": (*OWED, "case_file", "authorities", "cite"),
     "f_review_posted_after_settlement": ("review_after", "review_draft"),
@@ -207,7 +208,7 @@ LABELS: dict[str, tuple[str, ...]] = {
     "extra_claim_answered": (*OWED, "updates"),
 }
 #: Checks that enforce only their own turn's request (a question answered, a thing asked for done).
-REQUEST_ONLY = frozenset({"total_told", "errand_reminder_done", "t_few_failed_changes"})
+REQUEST_ONLY = frozenset({"total_told", "t_few_failed_changes"})
 
 
 def table(story: TenancyStory) -> dict[str, Rule]:

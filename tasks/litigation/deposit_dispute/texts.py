@@ -87,8 +87,15 @@ STATUTE: dict[str, tuple[str, str]] = {
     ),
 }
 
-#: The weekly appointments the calendar may hold at the mediation's hour (the latent fact).
-WEEKLY = ("Physiotherapy session", "Swimming lesson", "Pottery class", "Choir rehearsal", "Badminton club")
+#: The weekly appointments the calendar may hold at the mediation's hour (the latent fact): the
+#: diary's entry (English, Chinese) and the words a reply may name it by.
+WEEKLY = (
+    ("Physiotherapy session", "理疗", ("physiotherapy", "physio", "理疗")),
+    ("Swimming lesson", "游泳课", ("swimming", "游泳")),
+    ("Pottery class", "陶艺课", ("pottery", "陶艺")),
+    ("Choir rehearsal", "合唱排练", ("choir", "合唱")),
+    ("Badminton club", "羽毛球俱乐部", ("badminton", "羽毛球")),
+)
 
 #: Neutral descriptions of the listing app's other flats (no label names a decoy).
 DESCRIPTIONS = (
