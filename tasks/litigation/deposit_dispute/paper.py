@@ -250,7 +250,11 @@ def workspace(b: Any, s: TenancyStory) -> None:
         f"New home: see DOCUMENTS.md (private). Office: {s.office_address}.\n\n## What matters to me\n\n"
         + render(registered, "USER.md")
     )
-    dispute = "# The deposit dispute\n\n" + render(registered, "DISPUTE.md")
+    dispute = (
+        "# The deposit dispute\n\nWhat he may keep, which laws count and how to write the demand letter: the housing "
+        "bureau and the legal aid centre have both written to me about it (it is in my mail).\n\n"
+        + render(registered, "DISPUTE.md")
+    )
     agents = "# How to help me\n\n" + render(registered, "AGENTS.md")
     b.file("USER.md", user)
     b.file("DISPUTE.md", dispute)
