@@ -14,6 +14,14 @@ bank impersonation of :mod:`vibelife_env.probes.money`), each on days of their o
 the case, researches the law, sends the demand letter, books the mediation, answers questions from
 the case file, runs small errands, holds quiet weekly checks and notices, and ends with the
 mediation, the settlement payment, the review and the summary.
+
+Two levels (``gym.make(..., level="guided" | "paper")``), one story per seed: ``guided`` states
+every rule a check enforces in DISPUTE.md and AGENTS.md, as a checklist; ``paper`` (the default,
+:mod:`.paper`) keeps in the workspace what the tenant tells an assistant and puts the domain rules
+in the housing bureau's, the legal aid centre's, the listing app's, the review site's and the
+bank's mails and in legal search, plants a latent fact (a weekly appointment over the mediation's
+hour), and makes the mailbox and the listing app lived in; every check records its rules and where
+they live (:mod:`.rules`).
 """
 
 from __future__ import annotations
@@ -25,7 +33,7 @@ from typing import Any
 import numpy as np
 
 from vibelife_env.checks import state, text
-from vibelife_env.checks.kinds import Quiet
+from vibelife_env.checks.kinds import Quiet, require_stated
 from vibelife_env.clock import get_zone
 from vibelife_env.families import Family, InstanceKey, InstanceProfile, TaskBuilder
 from vibelife_env.probes import money, tenancy
@@ -38,6 +46,8 @@ from vibelife_env.services.calendar import seed as cal_seed
 from vibelife_env.services.email import seed as mail_seed
 from vibelife_env.services.notion import seed as notion_seed
 from vibelife_env.task.loader import Task
+
+from . import paper, rules
 
 #: The prerequisite of the quiet checks (``tenancy.case_run``).
 RUN = "the dispute is being worked (the case file gives the deposit and what is owed)"
@@ -113,6 +123,7 @@ class DepositDispute(Family):
     name = "deposit_dispute"
     title = "A tenant's deposit dispute: evidence, the law, a demand, mediation, a settlement"
     heldout = True
+    levels = ("guided", "paper")
 
     # ================================================================ story
     def story(self, rng: np.random.Generator) -> TenancyStory:
@@ -212,9 +223,13 @@ class DepositDispute(Family):
     def build(self, rng: np.random.Generator, key: InstanceKey) -> tuple[Task, InstanceProfile]:
         """One instance: story, probes, layout, seeds, workspace, timeline, checks, oracle."""
         story = self.story(rng)
+        on_paper = key.level == "paper"
+        prng = paper.paper_rng(key) if on_paper else None
+        if prng is not None:  # the same story; the paper level's own draws come from its own generator
+            story.extras["level"] = "paper"
         b = TaskBuilder(
             self.root,
-            f"deposit_dispute-{key}",
+            f"deposit_dispute-{key.label}",
             self.domain,
             f"{story.name}'s deposit dispute",
             "Asia/Shanghai",
@@ -223,14 +238,27 @@ class DepositDispute(Family):
         probes = self._probes(rng, story)
         slots = self._layout(rng, story, probes)
         self._seed(b, story)
+        if prng is not None:  # rules in their mails, a lived-in inbox and listing app, the latent fact
+            paper.seed(b, story, prng)
         for p in probes:
             p.setup(b, story)
         groups = stage_groups(slots)
         stage_of = stage_index(groups)
         steps = add_stages(b, groups)
+        if on_paper:  # the oracle reads the rule mails, the articles and the diary at the mediation's hour
+            steps["kickoff"].insert(0, paper.lookups)
+            steps["research"].append(paper.deadline_lookup)
+            steps["mediation_invite"] = [
+                paper.invite_step if f is invite_step else f for f in steps["mediation_invite"]
+            ]
         self._checks(b, story, stage_of)
         for p in probes:
             p.add_checks(b, story, stage_of)
+        if on_paper:  # the latent fact's check; every check's rules, where they live
+            paper.add_latent(b, story, stage_of["mediation_invite"], (RUN,))
+            rules.attach(b, story)
+            paper.workspace(b, story)
+            require_stated(b.root, b.files, b.checks.rules.values())
         b.oracle = oracle_family(steps, story, DisputeAgent)
         order = tuple(p.name for p in sorted(probes, key=lambda p: min(stage_of[k] for k in p.slot_keys)))
         pre = sum(1 for c in story.claims if c.kind == "preexisting")
@@ -243,6 +271,8 @@ class DepositDispute(Family):
         )
         days = (story.end - story.kickoff.date()).days
         profile = InstanceProfile(order, constraints, story.user_key, story.lang, days)
+        if on_paper:  # the paper oracle reads the rule mails, the articles and the listing app
+            return b.task(max_tool_calls_per_turn=80, max_tool_calls_per_episode=2000), profile
         return b.task(max_tool_calls_per_turn=40, max_tool_calls_per_episode=900), profile
 
     def _probes(self, rng: np.random.Generator, story: TenancyStory) -> list[Probe]:
@@ -751,7 +781,8 @@ class DepositDispute(Family):
                 },
             ),
         )
-        self._workspace(b, s)
+        if s.extras.get("level") != "paper":  # the paper level writes its own, once the checks are made
+            self._workspace(b, s)
 
     def _workspace(self, b: TaskBuilder, s: TenancyStory) -> None:
         agency = s.agency[0]
