@@ -260,11 +260,9 @@ def workspace(b: Any, s: te.Offsite) -> None:
         "for the booking apps and the team account at the bank are in IT's welcome mail.\n\n"
         f"## The offsite\n\nTwo days in {s.city}: {s.day1.isoformat()} (the first session starts at "
         f"{s.start.strftime('%H:%M')}) and {s.day2.isoformat()} (the last session ends at {s.end.strftime('%H:%M')}), "
-        f"one night at the venue. We go by train from {s.home} ({s.home_station[0]}). {s.wheelchair} uses a "
-        f"wheelchair. The outdoor activity, {act['title']}, is booked and in my calendar.\n\n## Team\n\n"
-        + team
-        + "\n\n## Money\n\n"
-        + render(registered, "USER.md")
+        f"one night at the venue. We are based in {s.home} and go by train from {s.home_station[0]} station. "
+        f"{s.wheelchair} uses a wheelchair. The outdoor activity, {act['title']}, is booked and in my calendar.\n\n"
+        "## Team\n\n" + team + "\n\n## Money\n\n" + render(registered, "USER.md")
     )
     b.file("USER.md", user)
     b.file("AGENTS.md", "# How to help me\n\n" + render(registered, "AGENTS.md"))
