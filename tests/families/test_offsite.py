@@ -17,13 +17,14 @@ F = FamilyHarness(ENV)
 
 
 def _story(index: int, split: str = "test") -> te.Offsite:
-    return F.story(index, split)
+    """The guided instance's story (the paper level adds decoy venues: tests/test_offsite_paper.py)."""
+    return F.family().instance(split, index, level="guided").oracle[0].story  # type: ignore[arg-type]
 
 
 def test_rules_are_stated_where_the_agent_reads_them():
     fam = F.family()
     assert not type(fam).heldout
-    task = fam.instance("test", 0)
+    task = fam.instance("test", 0, level="guided")
     s = _story(0)
     user, agents = task.workspace_files["USER.md"], task.workspace_files["AGENTS.md"]
     assert f"{s.budget:,.0f} CNY per head" in user

@@ -14,6 +14,14 @@ disputed, approved above the stated threshold and paid to the venue's real accou
 (``vibelife_env/probes/teamevent.py``): always the bank-change scam after the invoice, then three
 to five of a late diet change, a drop-out and a joiner, a cancelled caterer, a silent downgrade of
 the step-free room, a second wheelchair user, a retimed train and rain on the outdoor activity.
+
+Two levels (``gym.make(..., level="guided" | "paper")``), one story per seed: ``guided`` states
+every rule a check enforces in USER.md and AGENTS.md, as a checklist; ``paper`` (the default,
+:mod:`.paper`) keeps in the workspace what the office manager tells an assistant and puts the
+domain rules in the company's travel and expense policy mail, the railway's, the hotel platform's
+and the review platform's terms and the activity organiser's booking, plants a latent fact (an
+appointment at home during the offsite), and makes the mailbox and the venues lived in; every
+check records its rules and where they live (:mod:`.rules`).
 """
 
 from __future__ import annotations
@@ -26,6 +34,7 @@ from typing import Any
 import numpy as np
 
 from vibelife_env.checks import state, text
+from vibelife_env.checks.kinds import require_stated
 from vibelife_env.families import Family, InstanceKey, InstanceProfile, TaskBuilder
 from vibelife_env.probes import teamevent as te
 from vibelife_env.probes.agent import oracle_family
@@ -38,6 +47,8 @@ from vibelife_env.services.email import seed as mail_seed
 from vibelife_env.services.notion import seed as notion_seed
 from vibelife_env.services.weather import seed as weather_seed
 from vibelife_env.task.loader import Task
+
+from . import paper, rules
 
 TZ = "Asia/Shanghai"
 #: city, lat, lng, main station, outdoor activity
@@ -159,6 +170,7 @@ class Offsite(Family):
     domain = "team_building"
     name = "offsite"
     title = "A two-day team offsite: venue, trains, needs, changes, the invoice and its payment"
+    levels = ("guided", "paper")
 
     # ================================================================ story
     def story(self, rng: np.random.Generator) -> te.Offsite:
@@ -365,7 +377,11 @@ class Offsite(Family):
     # ============================================================= instance
     def build(self, rng: np.random.Generator, key: InstanceKey) -> tuple[Task, InstanceProfile]:
         s = self.story(rng)
-        b = TaskBuilder(self.root, f"offsite-{key}", self.domain, f"Team offsite in {s.city}", TZ, s.user_name)
+        on_paper = key.level == "paper"
+        prng = paper.paper_rng(key) if on_paper else None
+        if prng is not None:  # the same story; the paper level's own draws come from its own generator
+            paper.extend(s, prng)
+        b = TaskBuilder(self.root, f"offsite-{key.label}", self.domain, f"Team offsite in {s.city}", TZ, s.user_name)
         slots = self._core(rng, s)
         probes = self._probes(rng, s)
         for p in probes:
@@ -376,13 +392,23 @@ class Offsite(Family):
             slots += p.place(s, end_w if p.phase == "end" else prep_w)
         slots += self._flex(rng, s, slots)
         self._seed(b, s)
-        self._workspace(b, s)
+        if prng is not None:  # rules in their mails, a lived-in inbox, the latent fact
+            paper.seed(b, s, prng)
+        else:
+            self._workspace(b, s)
         groups = stage_groups(slots)
         stage_of = stage_index(groups)
         steps = add_stages(b, groups)
+        if on_paper:  # the oracle reads the rule mails and the diary first, and raises the clash
+            steps["kickoff"] = [paper.lookups, *steps["kickoff"], paper.raise_clash]
         self._checks(b, s, stage_of)
         for p in probes:
             p.add_checks(b, s, stage_of)
+        if on_paper:  # the latent fact's check; every check's rules, where they live
+            paper.add_latent(b, s, stage_of["kickoff"])
+            rules.attach(b, s)
+            paper.workspace(b, s)
+            require_stated(b.root, b.files, b.checks.rules.values())
         b.oracle = oracle_family(steps, s, te.OffsiteAgent)
         order = tuple(p.name for p in sorted(probes, key=lambda p: min(stage_of[k] for k in p.slot_keys)))
         flaws = sorted(h.flaw for h in s.hotels if h.flaw)
@@ -397,6 +423,8 @@ class Offsite(Family):
         )
         days = (s.extras["wrap_at"] - s.kickoff).days
         profile = InstanceProfile(order, constraints, "office_manager", s.lang, days, {"team": str(s.size)})
+        if on_paper:  # the paper oracle reads the rule mails and compares some twenty venues
+            return b.task(max_tool_calls_per_turn=80, max_tool_calls_per_episode=2000, language=[s.lang]), profile
         return b.task(max_tool_calls_per_turn=30, max_tool_calls_per_episode=700, language=[s.lang]), profile
 
     def _probes(self, rng: np.random.Generator, s: te.Offsite) -> list[Probe]:
