@@ -27,6 +27,8 @@ def test_a_whole_episode_through_the_cli(tmp_path: Path, capsys):
     assert "You are Chen Jie's long-term personal assistant" in out and "at most 30 tool calls per turn" in out
     assert "The dental clinic emailed me" in out and "30 tool calls left in this turn, 300 in the episode" in out
     assert "## workspace__read_file" in (run / "tools.md").read_text()
+    kept = (run / "system.md").read_text()  # the rules and limits stay readable after the first screen
+    assert "at most 30 tool calls per turn" in kept and kept.strip() in out and "system.md" in out
 
     code, out, _ = play(capsys, "step", run, LIST)
     assert code == 0 and "--- result of workspace__list_files" in out and '"AGENTS.md"' in out
@@ -48,7 +50,9 @@ def test_a_whole_episode_through_the_cli(tmp_path: Path, capsys):
     assert "score" not in out.lower() and "passed" not in out.lower() and "reward" not in out.lower()
 
     code, out, _ = play(capsys, "show", run)
-    assert code == 0 and "tool calls left in this turn" in out
+    assert code == 0 and "tool calls left in this turn" in out and "at most 30 tool calls per turn" not in out
+    code, out, _ = play(capsys, "show", run, "--prompt")
+    assert code == 0 and out.startswith(kept.strip()) and "tool calls left in this turn" in out
 
     for _ in range(20):
         code, out, _ = play(capsys, "step", run, '{"reply": ""}')

@@ -36,6 +36,7 @@ from vibelife_env.errors import ActionError
 SESSION = "session.json"
 STATE = "state.pkl"
 TOOLS = "tools.md"
+PROMPT = "system.md"
 TRAJECTORY = "trajectory.json"
 
 
@@ -56,6 +57,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     step.add_argument("action", help="the action as JSON, @FILE for a JSON file, or - for stdin")
     show = sub.add_parser("show", help="print the open turn's event and the calls left")
     show.add_argument("dir", help="the session folder")
+    show.add_argument("--prompt", action="store_true", help="print the system prompt (its limits) first")
     score = sub.add_parser("score", help="after the end: the score and every check with its reason")
     score.add_argument("dir", help="the session folder")
     score.add_argument("--failed", action="store_true", help="list only the checks that failed")
@@ -166,6 +168,8 @@ def _new(args: argparse.Namespace) -> int:
     obs, info = env.reset(seed=args.seed)
     folder.mkdir(parents=True, exist_ok=True)
     (folder / TOOLS).write_text(tools_markdown(base), encoding="utf-8")
+    system = "\n\n".join(str(m.get("content", "")) for m in obs["messages"] if m.get("role") == "system")
+    (folder / PROMPT).write_text(system + "\n", encoding="utf-8")  # the rules and limits, to read again later
     session = {
         "env_id": args.env_id,
         "make": make,
@@ -180,6 +184,7 @@ def _new(args: argparse.Namespace) -> int:
     _save(folder, session, base)
     _print_messages(obs["messages"])
     print(f"(The tools are listed in {folder / TOOLS}: {len(base.tool_schemas())} tools.)")
+    print(f"(The system prompt above, with its limits, is kept in {folder / PROMPT}.)")
     _print_status(base)
     return 0
 
@@ -221,6 +226,9 @@ def _write_trajectory(folder: Path, session: dict[str, Any], base: VibeLifeEnv) 
 
 def _show(args: argparse.Namespace) -> int:
     _, base, _ = _load(Path(args.dir))
+    if args.prompt:  # the same text `new` printed and kept in system.md
+        print(base.system_prompt)
+        print()
     obs = base.current_observation()
     _print_messages(obs["messages"])
     _print_status(base)
