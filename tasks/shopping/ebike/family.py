@@ -11,6 +11,15 @@ models close in price, four near-misses that each fail one rule (the cheapest ha
 certificate; one is a fast "S-pedelec" that would need a licence) and a premium model over
 budget.
 
+Two levels (``gym.make(..., level="guided" | "paper")``), one story per seed: ``guided`` states
+every rule in USER.md, BIKE.md and AGENTS.md, as a checklist; ``paper`` (the default,
+:mod:`.paper`) keeps in the workspace what the commuter tells an assistant and puts the domain
+rules in the shop's terms, the traffic police's, the residents' committee's and the consumer
+council's notices, the sports shop's returns mail and the card's terms, plants a latent fact (the
+courier's slot over an appointment in the calendar), and makes the mailbox and the catalogue lived
+in (decoys that fail on their page, their reviews or their return policy); every check records
+its rules and where they live (:mod:`.rules`).
+
 The skeleton (its own story): the assistant measures the commute, proposes a model into the cart,
 writes the comparison to Notion, answers whether the bike needs a licence, buys by card after the
 go-ahead (ledger, end of the price-protection window in the calendar), follows the shipment,

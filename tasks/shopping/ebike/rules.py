@@ -85,9 +85,9 @@ WORLD: dict[str, tuple[str, str, str]] = {
         TERMS_MAIL,
     ),
     "delivery_move": (
-        "Bulky items need someone home to sign; if the courier's slot does not suit you, move the delivery to "
-        "another slot within four days of the courier's date.",
-        "大件商品需有人在家签收；如快递时段不方便，可改到快递日期后四天内的其他时段。",
+        "If the courier's slot does not suit you, you can move the delivery to another slot within four days of "
+        "the courier's date.",
+        "如快递时段不方便，可以把送货改到快递日期后四天内的其他时段。",
         TERMS_MAIL,
     ),
     "assembly": (
