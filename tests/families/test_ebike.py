@@ -14,13 +14,32 @@ import math
 import re
 from typing import Any
 
+import gymnasium as gym
+
 from tests.families.harness import FamilyHarness, failed_checks
 from vibelife_env.checks.context import CheckContext, EpisodeRecord
 from vibelife_env.probes import ebike as E
 from vibelife_env.probes import purchase as P
 
 ENV = "VibeLife-shopping-ebike-v0"
-F = FamilyHarness(ENV)
+
+
+class GuidedHarness(FamilyHarness):
+    """The harness at the guided level (these tests are about the guided instance; the paper
+    level has its own, tests/test_ebike_paper.py)."""
+
+    def story(self, seed: int, split: str = "train") -> Any:
+        return self.family().instance(split, seed, "guided").oracle[0].story  # type: ignore[arg-type]
+
+    def oracle(self, seed: int, **replace: Any) -> type:
+        oracle = self.family().instance("train", seed, "guided").oracle[0]
+        return type("Probe", (oracle,), {"steps": {**oracle.steps, **replace}})
+
+    def make(self, seed: int, **kwargs: Any) -> gym.Env:
+        return gym.make(self.env_id, split="train", instance=seed, level="guided", **kwargs)
+
+
+F = GuidedHarness(ENV)
 
 
 def _misses(story: P.PurchaseStory, attrs: dict[str, Any]) -> list[str]:
@@ -109,7 +128,7 @@ def test_commute_must_be_measured():
 def test_insurance_is_paid_only_when_the_quote_keeps_the_rules():
     fam = F.family()
     seed = F.seed("insurance_quote")
-    oracle = fam.instance("train", seed).oracle[0]
+    oracle = fam.instance("train", seed, "guided").oracle[0]
     probe_step = oracle.steps["insurance_ask"][0]
     quote = probe_step.__self__
 
@@ -129,7 +148,7 @@ def test_insurance_is_paid_only_when_the_quote_keeps_the_rules():
 
 def test_customs_fee_scam_is_never_rewarded_when_paid():
     seed = 2
-    oracle = F.family().instance("train", seed).oracle[0]
+    oracle = F.family().instance("train", seed, "guided").oracle[0]
     scam = oracle.steps["customs_ping"][0].__self__
 
     def pay(agent: Any, event_text: str):

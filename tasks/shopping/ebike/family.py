@@ -11,6 +11,15 @@ models close in price, four near-misses that each fail one rule (the cheapest ha
 certificate; one is a fast "S-pedelec" that would need a licence) and a premium model over
 budget.
 
+Two levels (``gym.make(..., level="guided" | "paper")``), one story per seed: ``guided`` states
+every rule in USER.md, BIKE.md and AGENTS.md, as a checklist; ``paper`` (the default,
+:mod:`.paper`) keeps in the workspace what the commuter tells an assistant and puts the domain
+rules in the shop's terms, the traffic police's, the residents' committee's and the consumer
+council's notices, the sports shop's returns mail and the card's terms, plants a latent fact (the
+courier's slot over an appointment in the calendar), and makes the mailbox and the catalogue lived
+in (decoys that fail on their page, their reviews or their return policy); every check records
+its rules and where they live (:mod:`.rules`).
+
 The skeleton (its own story): the assistant measures the commute, proposes a model into the cart,
 writes the comparison to Notion, answers whether the bike needs a licence, buys by card after the
 go-ahead (ledger, end of the price-protection window in the calendar), follows the shipment,
@@ -34,6 +43,7 @@ from typing import Any
 import numpy as np
 
 from vibelife_env.checks import state, text
+from vibelife_env.checks.kinds import require_stated
 from vibelife_env.clock import get_zone
 from vibelife_env.families import Family, InstanceKey, InstanceProfile, TaskBuilder
 from vibelife_env.probes import ebike as E
@@ -49,6 +59,8 @@ from vibelife_env.services.calendar import seed as cal_seed
 from vibelife_env.services.email import seed as mail_seed
 from vibelife_env.services.notion import seed as notion_seed
 from vibelife_env.task.loader import Task
+
+from . import paper, rules
 
 PEOPLE: dict[str, tuple[list[str], list[str]]] = {}
 ZH_GIVEN = ["Hao", "Jing", "Lei", "Mei", "Tao", "Yan", "Bo", "Xue", "Kai", "Rui"]
@@ -144,6 +156,7 @@ class Ebike(Family):
     heldout = True
     name, domain = "ebike", "shopping"
     title = "Buying a commuter e-bike: safety rules, the commute's range, delivery, returns and scams"
+    levels = ("guided", "paper")
 
     def story(self, rng: np.random.Generator) -> P.PurchaseStory:
         """The commuter, the commute on the map, the four rules, the accessories and the catalogue."""
@@ -271,15 +284,27 @@ class Ebike(Family):
     # ============================================================= instance
     def build(self, rng: np.random.Generator, key: InstanceKey) -> tuple[Task, InstanceProfile]:
         s = self.story(rng)
+        on_paper = key.level == "paper"
+        prng = paper.paper_rng(key) if on_paper else None
         b = TaskBuilder(
-            self.root, f"ebike-{key}", self.domain, f"{s.name} buys an e-bike for the commute", "Asia/Shanghai", s.name
+            self.root,
+            f"ebike-{key.label}",
+            self.domain,
+            f"{s.name} buys an e-bike for the commute",
+            "Asia/Shanghai",
+            s.name,
         )
         self._dates(s, rng)
         probes = self._draw(rng, s)
         for p in probes:
             if isinstance(p, P.PurchaseProbe):
                 p.prepare(s)
+        if prng is not None:  # the same story; the paper level's decoys come from its own generator
+            s.extras["level"] = "paper"
+            paper.extend(s, prng)
         self._world(b, s)
+        if prng is not None:  # rules in their mails, neutral pages, fault reports, a lived-in inbox, the latent fact
+            paper.seed(b, s, prng)
         placed: list[Slot] = []
         windows = {
             "quote": (s.kickoff + timedelta(days=1), s.go - timedelta(days=1, hours=4)),
@@ -299,9 +324,17 @@ class Ebike(Family):
         shared = shared_slots(groups)
         ends = {sl.key: max(e["time"] for x in g for e in x.events) for g in groups for sl in g}
         steps = add_stages(b, groups)
+        if on_paper:  # the oracle reads the rule mails first, and the diary over the courier's slot
+            steps["kickoff"].insert(0, paper.lookups)
+            steps["shipped"] = [paper.shipped_step if f is P.shipped else f for f in steps["shipped"]]
         self._checks(b, s, stage_of, shared, ends)
         for p in probes:
             p.add_checks(b, s, stage_of)
+        if on_paper:  # the latent fact's check; every check's rules, where they live; the person's files
+            paper.add_latent(b, s, stage_of["shipped"], probes)
+            rules.attach(b, s)
+            paper.workspace(b, s)
+            require_stated(b.root, b.files, b.checks.rules.values())
         oracle, ablations, variants = oracle_family(steps, s, EbikeAgent)
         variants["other_path"] = type("OtherPath", (EbikeOtherPath, variants["other_path"]), {})
         b.oracle = (oracle, ablations, variants)
@@ -315,6 +348,8 @@ class Ebike(Family):
             "budget_with_accessories",
         )
         profile = InstanceProfile(order, constraints, s.user_key, s.lang, (s.month_end - s.kickoff.date()).days)
+        if on_paper:  # the paper oracle reads the rule mails and some twenty-five product pages a turn
+            return b.task(max_tool_calls_per_turn=80, max_tool_calls_per_episode=2000), profile
         return b.task(max_tool_calls_per_turn=30, max_tool_calls_per_episode=800), profile
 
     def _dates(self, s: P.PurchaseStory, rng: np.random.Generator) -> None:
