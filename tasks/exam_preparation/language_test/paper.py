@@ -66,9 +66,14 @@ def extend(s: ex.ExamStory, rng: np.random.Generator) -> None:
     dur = s.trains[0].arrive - s.trains[0].depart
     p = float(s.extras["cheapest_fare"])
     used = {t.train_no for t in s.trains}
+    # no decoy leaves at a check-in (before or after a centre move): the test's calendar entry starts then
+    checkins = {s.at(x.day, x.checkin.hour, x.checkin.minute) for x in s.sessions}
+    checkins |= {c - timedelta(minutes=s.move_minutes) for c in checkins}
     for j, kind in enumerate(TRAIN_KINDS):
         if kind == "late":
             arrive = deadline + timedelta(minutes=int(rng.integers(1, 25)) * 5)
+            while arrive - dur in checkins:
+                arrive += timedelta(minutes=5)
             depart = arrive - dur
         elif kind == "early":
             depart = s.at(s.exam_day, 5, int(rng.integers(0, 11)) * 5)
