@@ -695,7 +695,13 @@ class LanguageTest(Family):
                 "email",
                 ex.mailbox_sql(
                     s,
-                    (legit[0], SESSIONS_SUBJECT.say(lang, short=s.short), s.reg_addr, s.kickoff - timedelta(days=2), body),
+                    (
+                        legit[0],
+                        SESSIONS_SUBJECT.say(lang, short=s.short),
+                        s.reg_addr,
+                        s.kickoff - timedelta(days=2),
+                        body,
+                    ),
                     (
                         legit[1],
                         f"{s.extras['university']}: welcome to the offer holders' list",
