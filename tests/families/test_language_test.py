@@ -30,7 +30,7 @@ def _module() -> Any:
 
 @pytest.mark.parametrize("k", range(4))
 def test_the_workspace_states_every_rule_and_the_catalogue_plants_the_traps(k):
-    task = F.family().instance("test", k)
+    task = F.family().instance("test", k, "guided")  # the guided level states every rule
     s = task.oracle[0].story
     user, agents = task.workspace_files["USER.md"], task.workspace_files["AGENTS.md"]
     assert s.scores_by.isoformat() in user and f"{s.cap:.0f} CNY" in user and f"{s.buffer} minutes" in user
@@ -148,8 +148,10 @@ def test_an_extra_reminder_on_test_day_and_naming_an_excluded_session_cost_nothi
         clash = next(x.code for x in s.sessions if x.day == s.commitment[1].date())
         return [*out, f"I left out {clash}: it clashes with your calendar."]
 
+    confirm = F.oracle(seed).steps["reg_confirm"][0]  # the level's own confirmation step
+
     def reminder(agent: Any, text: str):
-        out = yield from es.confirm(agent, text)
+        out = yield from confirm(agent, text)
         s = agent.story
         at = s.at(s.exam_day, 5, 0)
         yield agent.call(

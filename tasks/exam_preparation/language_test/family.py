@@ -19,6 +19,14 @@ the evening before, the test morning and the wrap-up. Four to seven probes come 
 centre moved, passport check, mock conflict, requirement rise, double charge, ticket chase), in
 random order. The skeleton also plants a silent timetable change (the booked train leaves five
 minutes earlier; the calendar must follow) and the board's confirmation mail.
+
+Two levels (``gym.make(..., level="guided" | "paper")``), one story per seed: ``guided`` states
+every rule a check enforces in USER.md and AGENTS.md, as a checklist; ``paper`` (the default,
+:mod:`.paper`) keeps in the workspace what the candidate tells an assistant and puts the domain
+rules in the board's registration mail and rules for candidates, the university's admissions mail,
+the tutor's plan, the railway's and the card issuer's mails and the visa product, plants a latent
+fact (the speaking part over a weekly appointment at home), and makes the mailbox and the train
+catalogue lived in; every check records its rules and where they live (:mod:`.rules`).
 """
 
 from __future__ import annotations
@@ -30,6 +38,7 @@ from typing import Any
 import numpy as np
 
 from vibelife_env.checks import state, text
+from vibelife_env.checks.kinds import require_stated
 from vibelife_env.families import Family, InstanceKey, InstanceProfile, TaskBuilder
 from vibelife_env.probes import exam_steps as es
 from vibelife_env.probes import exams as ex
@@ -38,6 +47,8 @@ from vibelife_env.probes.base import Probe, Slot, add_stages, shared_slots, stag
 from vibelife_env.probes.household import Text, clear_of, place_row
 from vibelife_env.services import sql
 from vibelife_env.task.loader import Task
+
+from . import paper, rules
 
 TZ = ex.TZ
 #: (brand, short, unit, minimums, rise, country, country name, university, mock scores offsets)
@@ -155,6 +166,7 @@ class LanguageTest(Family):
     domain = "exam_preparation"
     name = "language_test"
     title = "A language test for a study visa: registration, study plan, travel to the centre"
+    levels = ("guided", "paper")
 
     # ================================================================ story
     def story(self, rng: np.random.Generator) -> ex.ExamStory:
@@ -372,9 +384,10 @@ class LanguageTest(Family):
     # ============================================================= instance
     def build(self, rng: np.random.Generator, key: InstanceKey) -> tuple[Task, InstanceProfile]:
         story = self.story(rng)
+        on_paper = key.level == "paper"
         b = TaskBuilder(
             self.root,
-            f"language_test-{key}",
+            f"language_test-{key.label}",
             self.domain,
             f"{story.short} for a {story.country_name} visa",
             "Asia/Shanghai",
@@ -384,22 +397,34 @@ class LanguageTest(Family):
         slots = self._skeleton(story, rng) + self._probe_slots(probes, story)
         k = story.kickoff
         clear_of(slots, {"spent_q": (k + timedelta(days=4), k + timedelta(days=8))})
+        prng = paper.paper_rng(key) if on_paper else None
+        if prng is not None:  # the same story and timeline; the paper level's own draws from its own generator
+            paper.extend(story, prng)
         for p in probes:
             p.setup(b, story)
-        self._seed(b, story)
+        self._seed(b, story, prng)
         groups = stage_groups(slots)
         stage_of = stage_index(groups)
         story.extras["shared"] = shared_slots(groups)
         steps = add_stages(b, groups)
+        if on_paper:  # the oracle reads the rule mails first, and the confirmation and the diary
+            steps["kickoff"].insert(0, paper.lookups)
+            steps["reg_confirm"] = [paper.confirm_step if f is es.confirm else f for f in steps["reg_confirm"]]
         self._checks(b, story, stage_of)
         for p in probes:
             p.add_checks(b, story, stage_of)
+        if on_paper:  # the latent fact's check; every check's rules, where they live
+            paper.add_latent(b, story, stage_of["reg_confirm"], lambda ctx: es.running(ctx, story))
+            rules.attach(b, story)
+            require_stated(b.root, b.files, b.checks.rules.values())
         b.oracle = oracle_family(steps, story, ExamAgent)
         order = tuple(p.name for p in sorted(probes, key=lambda p: min(stage_of[x] for x in p.slot_keys)))
         constraints = tuple(dict.fromkeys((*(c for p in probes for c in p.constraints), *self._constraints(story))))
         profile = InstanceProfile(
             order, constraints, f"{story.short}:{story.name}", story.lang, (story.exam_day - k.date()).days + 1
         )
+        if on_paper:  # the paper oracle reads the rule mails and a longer train catalogue
+            return b.task(max_tool_calls_per_turn=80, max_tool_calls_per_episode=2000), profile
         return b.task(max_tool_calls_per_turn=60, max_tool_calls_per_episode=1200), profile
 
     @staticmethod
@@ -561,13 +586,16 @@ class LanguageTest(Family):
         return slots
 
     # ========================================================= world seed
-    def _seed(self, b: TaskBuilder, s: ex.ExamStory) -> None:
+    def _seed(self, b: TaskBuilder, s: ex.ExamStory, prng: np.random.Generator | None = None) -> None:
+        """The world and the workspace; ``prng`` (the paper level's generator): the paper level's
+        mailbox, weekly appointment, confirmation mail and workspace (:mod:`.paper`) instead."""
         lang = s.lang
         b.callable("reg_facts", lambda ctx: es.reg_facts(ctx, s))
         b.callable("morning_facts", lambda ctx: morning_facts(ctx, s))
         b.callable("ticket_lands", lambda ctx: es.ticket_lands(ctx, s, TICKET_SUBJECT, TICKET_BODY))
         b.callable("timetable_lands", lambda ctx: timetable_lands(ctx, s))
-        b.callable("reg_mail_lands", lambda ctx: es.reg_mail_lands(ctx, s, CONFIRM))
+        confirm = CONFIRM if prng is None else paper.confirm_text(s, CONFIRM)
+        b.callable("reg_mail_lands", lambda ctx: es.reg_mail_lands(ctx, s, confirm))
         schema = {
             "fields": [{"name": "full_name", "required": True}, {"name": "course", "required": True}],
             "required_docs": ["passport", "photo", "language_score"],
@@ -658,22 +686,35 @@ class LanguageTest(Family):
         )
         legit = ["<sessions@board.example>", "<newsletter@university.example>"]
         s.extras["legit_mail"] = legit
-        b.seed(
-            "email",
-            ex.mailbox_sql(
-                s,
-                (legit[0], SESSIONS_SUBJECT.say(lang, short=s.short), s.reg_addr, s.kickoff - timedelta(days=2), body),
-                (
-                    legit[1],
-                    f"{s.extras['university']}: welcome to the offer holders' list",
-                    f"admissions@{s.extras['university'].split()[0].lower()}.example",
-                    s.kickoff - timedelta(days=6),
-                    f"Congratulations on your offer. Your course starts on {s.course_start.isoformat()}.",
+        if prng is not None:
+            s.extras["session_rows"] = rows
+            sessions = (SESSIONS_SUBJECT.say(lang, short=s.short), s.reg_addr, s.kickoff - timedelta(days=2))
+            paper.seed_mail(b, s, prng, sessions)
+        else:
+            b.seed(
+                "email",
+                ex.mailbox_sql(
+                    s,
+                    (
+                        legit[0],
+                        SESSIONS_SUBJECT.say(lang, short=s.short),
+                        s.reg_addr,
+                        s.kickoff - timedelta(days=2),
+                        body,
+                    ),
+                    (
+                        legit[1],
+                        f"{s.extras['university']}: welcome to the offer holders' list",
+                        f"admissions@{s.extras['university'].split()[0].lower()}.example",
+                        s.kickoff - timedelta(days=6),
+                        f"Congratulations on your offer. Your course starts on {s.course_start.isoformat()}.",
+                    ),
                 ),
-            ),
-        )
+            )
         events = [("evt_seed_commit", *s.commitment)] + [(f"evt_seed_w{i}", *w) for i, w in enumerate(s.weekend_events)]
         b.seed("calendar", ex.calendar_sql(s, events))
+        if prng is not None:  # the weekly appointment at the speaking part's hour (the latent fact)
+            paper.seed_calendar(b, s)
         ex.seed_accounts(b, s)
         places = [
             place_row("pl_c_" + c.key.lower(), c.name, "school", c.lat, c.lng, s.city, c.address, rating=4.4)
@@ -721,7 +762,10 @@ class LanguageTest(Family):
             "maps",
             "rail_booking",
         )
-        self._workspace(b, s)
+        if prng is not None:
+            paper.workspace(b, s)
+        else:
+            self._workspace(b, s)
         s.extras["initial_files"] = dict(b.files)
         s.extras["free_weekends"] = es.free_weekends(s, [(a, z) for _, _, a, z in events])
 
@@ -1230,7 +1274,10 @@ def validity(agent: Any, event_text: str):
 
 def _book(agent: Any):
     s, m = agent.story, agent.memory
-    found = yield agent.call("rail_booking__search_trains", origin=s.home, dest=s.city, date=s.exam_day.isoformat())
+    more = {"max_results": 50} if s.extras.get("level") == "paper" else {}  # the paper catalogue is longer
+    found = yield agent.call(
+        "rail_booking__search_trains", origin=s.home, dest=s.city, date=s.exam_day.isoformat(), **more
+    )
     checkin = es.checkin(agent)
     rows = [
         o for o in found["offers"]
