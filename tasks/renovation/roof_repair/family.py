@@ -204,6 +204,7 @@ class RoofRepair(Family):
         prng = paper.paper_rng(key) if on_paper else None
         if on_paper:  # the same story; the paper level's own draws come from its own generator
             s.extras["level"] = "paper"
+            paper.extend(s, prng, self._acct)
         b = TaskBuilder(
             self.root,
             f"roof_repair-{key.label}",
@@ -292,7 +293,8 @@ class RoofRepair(Family):
                      "屋顶师傅正在屋顶上用沙袋压住一块蓝色苫布。"), source="home")],
                 {"kickoff": [tarp_step]}),
             Slot("proposal", [
-                mutation("quotes_land", s.at(s.day(1), 8), "Six repair quotes arrive.", [{"server": "email", "sql": quotes_sql}]),
+                mutation("quotes_land", s.at(s.day(1), 8), "Six repair quotes arrive." if len(s.contractors) == 6 else
+                         f"{len(s.contractors)} repair quotes arrive.", [{"server": "email", "sql": quotes_sql}]),
                 turn("street_view", s.at(s.day(1), 9), "world", s.say("From the street you count roughly thirty missing tiles and a bent flashing.",
                      "从街上看，大约掉了三十片瓦，泛水板也弯了。"), source="street"),
                 u("proposal", s.at(s.day(1), 10),

@@ -4,6 +4,10 @@ The same seed draws the same story, probes and timeline as the guided level; on 
 paper level, from a generator of its own (:func:`paper_rng`, so the guided draws stay as they
 were):
 
+- **quotes a person compares** (:func:`extend`, :func:`listed`): six to eight more roofers quote,
+  each failing on a fact the agent must look up on the review site or in the quote (no licence, no
+  insurance, a rating below the minimum, a quote over the cap; some fail two), and the site lists
+  eight more home-service firms that sent no quote; every quote reads the same way;
 - **rules where a householder learns them** (:mod:`.rules`, :mod:`.texts`): the insurer's
   storm-season mail and its policy mail, the terms every roofer's quote carries
   (:func:`quote_body`), the district works office's or the estate's scaffolding rule, the weather
@@ -21,6 +25,7 @@ The oracle reads what it acts on: the rule mails and the afternoon's diary at th
 
 from __future__ import annotations
 
+import re
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -29,11 +34,12 @@ import numpy as np
 from vibelife_env.checks.kinds import Raised, Rule, render, require_stated
 from vibelife_env.families import InstanceKey
 from vibelife_env.families.base import stable_seed
+from vibelife_env.probes import renovation as R
 from vibelife_env.probes import roofing as RF
 from vibelife_env.probes.inbox import background
 from vibelife_env.services.calendar import seed as cal_seed
 from vibelife_env.services.email import seed as mail_seed
-from vibelife_env.services.sql import update
+from vibelife_env.services.sql import insert, update
 
 from . import rules, texts
 
@@ -44,6 +50,99 @@ TARPED = "the tarp is booked (the licensed roofer's fee paid, nothing to the oth
 def paper_rng(key: InstanceKey) -> np.random.Generator:
     """The paper level's own generator for an instance (its draws leave the guided ones alone)."""
     return np.random.default_rng(stable_seed("renovation", "roof_repair", "paper", str(key)))
+
+
+# ====================================================================== the contractors
+#: Firms of the paper level's extra quotes (the guided ones use the family's nine).
+FIRMS = [
+    "Redwood Roofing", "Jade Eaves Co", "Pinecrest Roofing", "Lotus Home Builders", "Northstar Roof Care",
+    "Ironbark Construction", "Silverline Tiling", "Maplewood Contractors", "Cedar & Stone Roofing",
+    "Tianrui Building Services", "Meihua Roof Repair", "Kingsway Roofing", "Bamboo Grove Builders",
+    "Granite Peak Roofing",
+]  # fmt: skip
+#: Home-service firms listed on the review site that sent no quote (a roofer among them).
+LISTED = [
+    ("Clearflow Plumbing", "licensed,insured,plumbing", 4.6),
+    ("Brightspark Electrical", "licensed,insured,electrical", 4.7),
+    ("Freshcoat Painters", "insured,painting", 4.4),
+    ("Gutterpro Cleaning", "gutters", 4.1),
+    ("Windowcraft Glazing", "licensed,glazing", 4.5),
+    ("Solidbase Damp Proofing", "licensed,insured,damp", 4.3),
+    ("Ridgeway Roofing", "licensed,insured,roofing", 4.8),
+    ("Tidy Yard Gardeners", "gardening", 4.2),
+]
+#: What an extra quote fails on (one looked-up fact, or two): the platform's tags, its rating, the cap.
+KINDS = [
+    ("unlicensed",),
+    ("uninsured",),
+    ("low_rating",),
+    ("over",),
+    ("unlicensed", "over"),
+    ("uninsured", "low_rating"),
+    ("low_rating", "over"),
+    ("unlicensed", "uninsured"),
+]
+
+
+def extend(s: RF.RoofStory, rng: np.random.Generator, acct: Any) -> None:
+    """Six to eight more quotes, each failing on a fact the platform or the quote gives (``acct``:
+    the family's account maker); every quote reads the same way, so no name or text labels a decoy."""
+    q0 = min(c.quote for c in s.contractors if c.role == "valid")
+    count = int(rng.integers(6, 9))
+    names = [str(n) for n in rng.permutation(FIRMS)][:count]
+    taken = {c.quote for c in s.contractors}
+    extra = []
+    for j, (name, fails) in enumerate(zip(names, KINDS, strict=False)):
+        if "over" in fails:
+            quote = s.qmax + int(rng.integers(3, 40)) * 100
+        else:
+            quote = _ceil100(q0 * float(rng.uniform(0.72, 0.99)))
+        while quote in taken:
+            quote += 100
+        taken.add(quote)
+        low = "low_rating" in fails
+        rating = s.min_rating - float(rng.uniform(0.2, 0.6)) if low else s.min_rating + float(rng.uniform(0.1, 0.5))
+        slug = re.sub(r"[^a-z]+", "-", name.lower()).strip("-")
+        extra.append(
+            R.Contractor(
+                f"c{6 + j}", name, f"{slug}.example", acct(rng), quote, "unlicensed" not in fails,
+                round(min(rating, 4.9), 1), False, "+".join(fails), "uninsured" not in fails,
+            )
+        )  # fmt: skip
+    every = s.contractors + extra
+    s.contractors = [every[i] for i in rng.permutation(len(every)).tolist()]
+    s.extras["decoys"] = [c.key for c in extra]
+
+
+def _ceil100(x: float) -> int:
+    """Round up to the hundred (the family's ``ceil100``; the family imports this module)."""
+    return int(-(-x // 100) * 100)
+
+
+def listed(s: RF.RoofStory, rng: np.random.Generator) -> str:
+    """The review site's other home-service firms (no quote from any of them)."""
+    rows = []
+    for n, (name, tags, rating) in enumerate(LISTED):
+        rows.append(
+            {
+                "merchant_id": f"mer_l{n}",
+                "name": name,
+                "category": "home_service",
+                "city": s.city,
+                "area": str(rng.choice(["Central", "North", "East", "West"])),
+                "address": f"Trade Park {n + 1}",
+                "phone": f"400-700-{2000 + n}",
+                "rating_tenths": round(rating * 10),
+                "review_count": int(rng.integers(12, 90)),
+                "avg_price_minor": 0,
+                "price_band": "$$",
+                "hours": "08:00-18:00",
+                "tags": tags,
+                "has_private_room": 0,
+                "max_party_size": 0,
+            }
+        )
+    return insert("review_platform", "merchants", *rows)
 
 
 # ====================================================================== world
@@ -134,6 +233,7 @@ def seed(b: Any, s: RF.RoofStory, rng: np.random.Generator) -> None:
             )
         )
     b.seed("calendar", cal_seed.events(*rows))
+    b.seed("review_platform", listed(s, rng))
 
 
 def add_latent(b: Any, s: RF.RoofStory, stage: int) -> None:
