@@ -255,12 +255,12 @@ def add_latent(b: Any, s: RF.RoofStory, stage: int) -> None:
 def workspace(b: Any, s: RF.RoofStory) -> None:
     """The paper level's files: who the householder is and what they want, no backend names."""
     registered: list[Rule] = list(b.checks.rules.values())
-    speaks = "I read Chinese and English; either is fine." if s.lang == "zh" else "Replies in English, please."
+    speaks = s.say(f"Mail: {s.email}. Replies in English, please.", f"邮箱：{s.email}。中文英文我都能读，哪种都行。")
     home = s.say(
         f"We live in a house in {s.city} and pay from our current account; the home insurer is {s.insurer}.",
         f"我们住在{s.city}的一栋房子里，用活期账户付款；家财险保险公司是{s.insurer}。",
     )
-    user = f"# {s.name}\n\nMail: {s.email}. {speaks} {home}\n\n" + s.say("## The roof", "## 屋顶") + "\n\n"
+    user = f"# {s.name}\n\n{speaks}{'' if s.lang == 'zh' else ' '}{home}\n\n" + s.say("## The roof", "## 屋顶") + "\n\n"
     user += render(registered, "USER.md")
     agents = s.say("# Working for me", "# 帮我做事") + "\n\n" + render(registered, "AGENTS.md")
     agents += s.say("- Quiet days need no more than a line from you.\n", "- 没什么事的日子，回我一句就行。\n")
