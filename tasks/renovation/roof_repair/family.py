@@ -15,6 +15,14 @@ calendar), the quotes compared and proposed (nothing committed), the go-ahead (q
 deposit once), the work booked on dry days, the scaffolding notice, the materials tracked into the
 calendar, the insurer's partial payout reconciled (the shortfall claimed and noted), the final
 invoice checked against the quote (the balance paid, the extra disputed) and a summary.
+
+Two levels (``gym.make(..., level="guided" | "paper")``), one story per seed: ``guided`` states
+every rule a check enforces in USER.md, BUILDING.md and AGENTS.md, as a checklist; ``paper`` (the
+default, :mod:`.paper`) keeps in the workspace what the householder tells an assistant and puts the
+domain rules in the insurer's mails, the roofers' quotes, the scaffolding rule's mail, the weather
+service's, the courier's and the review site's mails, plants a latent fact (the tarp visit over a
+weekly appointment), and makes the mailbox lived in; every check records its rules and where they
+live (:mod:`.rules`).
 """
 
 from __future__ import annotations
@@ -27,6 +35,7 @@ from typing import Any
 import numpy as np
 
 from vibelife_env.checks import state, text
+from vibelife_env.checks.kinds import require_stated
 from vibelife_env.clock import get_zone
 from vibelife_env.families import Family, InstanceKey, InstanceProfile, TaskBuilder
 from vibelife_env.probes import renovation as R
@@ -40,6 +49,8 @@ from vibelife_env.services.email import seed as mail_seed
 from vibelife_env.services.notion import seed as notion_seed
 from vibelife_env.services.sql import Raw, insert, q, update
 from vibelife_env.task.loader import Task
+
+from . import paper, rules
 
 GIVEN = ["Wei", "Na", "Jie", "Min", "Hao", "Lan", "Yu", "Ting", "Qiang", "Fang"]
 SURNAMES = ["Li", "Wang", "Zhang", "Liu", "Chen", "Yang", "Zhao", "Huang", "Zhou", "Wu"]
@@ -79,6 +90,7 @@ class RoofRepair(Family):
     domain = "renovation"
     name = "roof_repair"
     title = "Storm-damaged roof: emergency tarp, quotes, dry days, materials, insurer, final invoice"
+    levels = ("guided", "paper")
 
     # ================================================================ story
     def story(self, rng: np.random.Generator) -> RF.RoofStory:
@@ -188,8 +200,18 @@ class RoofRepair(Family):
     def build(self, rng: np.random.Generator, key: InstanceKey) -> tuple[Task, InstanceProfile]:
         """One instance: story, probes, seeds, workspace, timeline, checks, oracle."""
         s = self.story(rng)
+        on_paper = key.level == "paper"
+        prng = paper.paper_rng(key) if on_paper else None
+        if on_paper:  # the same story; the paper level's own draws come from its own generator
+            s.extras["level"] = "paper"
+            paper.extend(s, prng, self._acct)
         b = TaskBuilder(
-            self.root, f"roof_repair-{key}", self.domain, f"{s.name}'s storm-damaged roof", "Asia/Shanghai", s.name
+            self.root,
+            f"roof_repair-{key.label}",
+            self.domain,
+            f"{s.name}'s storm-damaged roof",
+            "Asia/Shanghai",
+            s.name,
         )
         probes: list[RF.RoofProbe] = [RF.StormChaser(rng)]
         k = int(rng.integers(3, 7))
@@ -199,7 +221,10 @@ class RoofRepair(Family):
             pct = float(rng.choice([0.05, 0.08, 0.14, 0.2]))
             s.extras["change"] = ceil100(valid_q * pct)
         self._seed(b, s)
-        self._workspace(b, s)
+        if prng is not None:  # rules in their mails, a lived-in inbox, the latent fact
+            paper.seed(b, s, prng)
+        else:
+            self._workspace(b, s)
         for p in probes:
             p.setup(b, s)
         slots = self._skeleton(s, rng, b)
@@ -208,9 +233,17 @@ class RoofRepair(Family):
         groups = stage_groups(slots)
         stage_of = stage_index(groups)
         steps = add_stages(b, groups)
+        if on_paper:  # the oracle reads the rule mails and the diary first, and the quote it proposes
+            steps["kickoff"] = [paper.tarp_step if f is tarp_step else f for f in steps["kickoff"]]
+            steps["proposal"] = [paper.proposal_step if f is proposal_step else f for f in steps["proposal"]]
         self._checks(b, s, stage_of)
         for p in probes:
             p.add_checks(b, s, stage_of)
+        if on_paper:  # the latent fact's check; every check's rules, where they live
+            paper.add_latent(b, s, stage_of["kickoff"])
+            rules.attach(b, s)
+            paper.workspace(b, s)
+            require_stated(b.root, b.files, b.checks.rules.values())
         b.oracle = oracle_family(steps, s, RF.RoofAgent)
         order = tuple(p.name for p in sorted(probes, key=lambda p: min(stage_of[k] for k in p.slot_keys)))
         constraints = (
@@ -220,6 +253,8 @@ class RoofRepair(Family):
             f"min_rating:{s.min_rating}",
         )
         profile = InstanceProfile(order, constraints, s.user_key, s.lang, 27)
+        if on_paper:  # the paper oracle reads the rule mails and the quote first
+            return b.task(max_tool_calls_per_turn=80, max_tool_calls_per_episode=2000), profile
         return b.task(max_tool_calls_per_turn=40, max_tool_calls_per_episode=1200), profile
 
     def _window(self, p: RF.RoofProbe, s: RF.RoofStory) -> tuple[datetime, datetime]:
@@ -258,7 +293,8 @@ class RoofRepair(Family):
                      "屋顶师傅正在屋顶上用沙袋压住一块蓝色苫布。"), source="home")],
                 {"kickoff": [tarp_step]}),
             Slot("proposal", [
-                mutation("quotes_land", s.at(s.day(1), 8), "Six repair quotes arrive.", [{"server": "email", "sql": quotes_sql}]),
+                mutation("quotes_land", s.at(s.day(1), 8), "Six repair quotes arrive." if len(s.contractors) == 6 else
+                         f"{len(s.contractors)} repair quotes arrive.", [{"server": "email", "sql": quotes_sql}]),
                 turn("street_view", s.at(s.day(1), 9), "world", s.say("From the street you count roughly thirty missing tiles and a bent flashing.",
                      "从街上看，大约掉了三十片瓦，泛水板也弯了。"), source="street"),
                 u("proposal", s.at(s.day(1), 10),
@@ -380,6 +416,10 @@ class RoofRepair(Family):
         return slots
 
     def _quote_body(self, s: RF.RoofStory, c: R.Contractor) -> str:
+        body = self._guided_quote(s, c)
+        return paper.quote_body(s, c, body) if s.extras.get("level") == "paper" else body
+
+    def _guided_quote(self, s: RF.RoofStory, c: R.Contractor) -> str:
         return s.say(
             f"Dear {s.name}, for re-tiling the storm-damaged section and the flashing we quote {c.quote:,} CNY all in, "
             f"30% deposit on acceptance. We need {RF.WORK_DAYS} dry days in a row and can start any day from "
