@@ -52,7 +52,21 @@ USER = "u1"
 SHIPPING = 800
 RACE_WORDS = text.Phrases(["race", "marathon", "10k", "10 km", "sportive", "比赛", "马拉松", "骑行赛"])
 BIB = text.Phrases(["bib", "pick-up", "pickup", "packet", "race pack", "领物", "号码布", "领取"])
-DOCTOR = text.Phrases(["doctor", "physician", "GP", "clinic", "medical", "医生", "就医", "看病", "医院"])
+DOCTOR = text.Phrases(
+    [
+        "doctor",
+        "physician",
+        "GP",
+        "clinic",
+        "medical",
+        re.compile(r"\b[Dd]r\.?\s+[A-Z][a-z]+"),
+        "医生",
+        "就医",
+        "看病",
+        "医院",
+    ]
+)
+"""Seeing a doctor: the word, a clinic, or a doctor by name ("Dr. Sun", "Dr Chen"; 医生, 就医 ...)."""
 HEAT = text.Phrases(["heat", "hot", "high temperature", "高温", "炎热", "酷热"])
 STORM = text.Phrases(["storm", "thunderstorm", "thunder", "rainstorm", "heavy rain", "暴雨", "雷暴", "雷雨", "风暴"])
 CLUB = text.Phrases(["hill repeats", "club", "跑团", "俱乐部", "坡道"])

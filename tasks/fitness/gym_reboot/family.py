@@ -46,6 +46,7 @@ from vibelife_env.services import sql
 from vibelife_env.services.banking import seed as bank_seed
 from vibelife_env.services.calendar import seed as cal_seed
 from vibelife_env.services.email import seed as mail_seed
+from vibelife_env.services.health_tracker import read as health_read
 from vibelife_env.task.loader import Task
 
 from . import paper, rules
@@ -518,7 +519,8 @@ class GymReboot(Family):
             "reading and suggest I see a doctor. Never recommend any medicine or dose.\n"
             "- Every reading I tell you about (weight in kg, resting heart rate, body fat %) goes into the health tracker "
             "(types weight, heart_rate, body_fat), once, that day.\n"
-            "- Each Monday, log last week's gym sessions as my calendar has them as workouts in the health tracker (type "
+            "- When the health tracker's weekly summary comes in on Monday morning, log last week's gym sessions then, as "
+            "my calendar has them, as workouts in the health tracker (type "
             "`gym`, one per session, at its start, its length in minutes).\n\n"
             "## Money\n\n"
             f"- I cancelled my old membership at {s.old_gym} on {s.extras['cancelled_on']}; they must not charge me again. "
@@ -907,13 +909,12 @@ class GymReboot(Family):
             @b.checks.stage(st, weight=1, tags=("health", "execution"), id=f"s{st:02d}_weight_{w}_logged")
             def logged(ctx: Any, kg: float = kg, day: str = day) -> bool:
                 """The weight reading is in the health tracker for that day, once, with the gym joined."""
-                rows = ctx.sql(
-                    "health_tracker",
-                    "SELECT value, recorded_at FROM metrics WHERE user_id = ? AND type = 'weight'",
-                    (G.USER,),
-                )
-                got = [float(r["value"]) for r in rows if str(r["recorded_at"])[:10] == day]
-                return G.joined_valid(ctx, s) is not None and len(got) == 1 and abs(got[0] - kg) < 0.05
+                got = [
+                    health_read.value_in(r, "kg")
+                    for r in health_read.metrics(ctx, G.USER, "weight")
+                    if str(r["recorded_at"])[:10] == day
+                ]
+                return G.joined_valid(ctx, s) is not None and len(got) == 1 and abs((got[0] or 0.0) - kg) < 0.05
 
         for w in (1, 2, 3):
             st = stage_of[f"plan_{w}"]
@@ -1032,10 +1033,7 @@ class GymReboot(Family):
         @b.checks.final(weight=2, tags=("health", "persistence"), id="f_all_weights_logged", requires=(MONTH_RUN,))
         def all_weights(ctx: Any) -> bool:
             """Every weigh-in of the month is in the health tracker."""
-            rows = ctx.sql(
-                "health_tracker", "SELECT value FROM metrics WHERE user_id = ? AND type = 'weight'", (G.USER,)
-            )
-            vals = [float(r["value"]) for r in rows]
+            vals = [health_read.value_in(r, "kg") or 0.0 for r in health_read.metrics(ctx, G.USER, "weight")]
             return len(vals) == 4 and all(any(abs(v - kg) < 0.05 for v in vals) for kg in s.extras["weights"])
 
         @b.checks.final(weight=2, tags=("money", "hardening"), id="f_legit_charges_stand", requires=(MONTH_RUN,))

@@ -200,7 +200,8 @@ def person(story: GymStory) -> dict[str, Rule]:
         Rule(
             "records",
             "Every reading I tell you about (my weight, resting heart rate, body fat) goes into the health tracker "
-            "once, that day. Each Monday, log last week's gym sessions from my calendar there as gym workouts, one "
+            "once, that day. When its weekly summary comes in on Monday morning, log last week's gym sessions from my "
+            "calendar there then, as gym workouts, one "
             "per session, at its start and with its length.",
             "USER.md",
         ),
