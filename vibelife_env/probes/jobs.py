@@ -283,8 +283,17 @@ def own_sent(ctx: Any, to: str | None = None) -> list[state.Mail]:
 
 
 def outgoing_texts(ctx: Any, story: JobStory) -> list[str]:
-    """Everything that left the user's hands: sent mail (own text), recruiter chats, published notes."""
-    out = [m.subject + "\n" + m.own_body for m in state.sent(ctx)]
+    """Everything that left the user's hands: sent mail (own text), recruiter chats, published notes.
+
+    Mail only to an address the world asks scams to be reported to (``story.extras["report_to"]``,
+    the job board's safety desk at the paper level: "Forward such a mail to us") is a report, not
+    something that left: forwarding the scam there as told quotes the scammer's account."""
+    desks = {a.lower() for a in story.extras.get("report_to", ())}
+    out = [
+        m.subject + "\n" + m.own_body
+        for m in state.sent(ctx)
+        if not (desks and m.recipients and all(a.lower() in desks for a in m.recipients))
+    ]
     out += job_read.user_chat(ctx)
     out += [r["title"] + "\n" + r["body"] for r in content_read.notes(ctx, story.content_user)]
     return out

@@ -140,6 +140,7 @@ def extend(s: JobStory, rng: np.random.Generator) -> None:
     day = s.kickoff.date() + timedelta(days=int(rng.integers(9, 14)))
     s.extras["assessment"] = (s.at(day, 14), s.at(day, 17))
     s.extras["weekly"] = rules.WEEKLY[int(rng.integers(0, len(rules.WEEKLY)))]
+    s.extras["report_to"] = (f"safety@{rules.BOARD_DOMAIN}",)  # the safety mail: "Forward such a mail to us"
 
 
 def assessment_text(s: JobStory) -> str:
