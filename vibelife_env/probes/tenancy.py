@@ -36,6 +36,7 @@ from functools import lru_cache
 from typing import Any
 
 from vibelife_env.checks import state, text
+from vibelife_env.checks.text.options import sections
 from vibelife_env.probes.agent import PlanAgent
 from vibelife_env.probes.base import Probe, Slot
 from vibelife_env.services.banking import seed as bank_seed
@@ -254,7 +255,9 @@ def _sheet(doc: str) -> tuple[tuple[str, float], ...]:
         cells = [c.strip() for c in line.strip().strip("|").split("|")]
         if len(cells) < 2:
             continue
-        key = "_".join(cells[0].lower().replace("-", " ").split())
+        plain = re.sub(r"[*`]", "", cells[0]).replace("_", " ")
+        label = re.split(r"[(:（：]", plain, maxsplit=1)[0]  # "Received (bank)" is the received row
+        key = "_".join(label.lower().replace("-", " ").split())
         if key not in ITEMS:
             continue
         found = text.find_amounts(cells[1])
@@ -294,11 +297,68 @@ def legit_mail(ctx: Any, story: TenancyStory) -> list[str]:
 _ID = re.compile(r"\b(?:art|case)_[a-z0-9_]+", re.IGNORECASE)
 
 
+#: What marks authorities listed only to be set aside ("Not used (do not apply): ...", a heading
+#: "Not relied on"): their ids are not cited.
+NOT_RELIED = text.Phrases(
+    [
+        "not used",
+        "unused",
+        "not relied",
+        "not rely",
+        "do not apply",
+        "does not apply",
+        "doesn't apply",
+        "don't apply",
+        "not applicable",
+        "inapplicable",
+        "not cited",
+        "set aside",
+        "ruled out",
+        "不适用",
+        "不采用",
+        "不引用",
+    ]
+)
+
+
+_HEADING = re.compile(r"^\s{0,3}(#{1,6})\s+(.*?)\s*#*\s*$")
+_AUTHORITIES = re.compile(r"authorit|依据|法条|判例", re.IGNORECASE)
+
+
+def authorities_part(doc: str) -> str:
+    """The part of the case file under its Authorities heading (and the headings nested in it), as
+    DISPUTE.md asks ("under a heading Authorities"): a log line elsewhere that names a judgment is
+    not a citation. A file with no such heading is read whole."""
+    out: list[str] = []
+    depth: int | None = None  # the Authorities heading's level while inside it
+    found = False
+    for line in doc.splitlines():
+        m = _HEADING.match(line)
+        if m is not None:
+            level = len(m.group(1))
+            if depth is not None and level <= depth:
+                depth = None
+            if depth is None and _AUTHORITIES.search(m.group(2)):
+                depth, found = level, True
+                continue
+        if depth is not None:
+            out.append(line)
+    return "\n".join(out) if found else doc
+
+
 def cited(ctx: Any) -> set[str]:
-    """The legal_search ids (articles and cases) the case file names that exist in the world."""
+    """The legal_search ids (articles and cases) the case file names that exist in the world, less
+    those it names only to set them aside: under a heading that does (:data:`NOT_RELIED`), or on a
+    line that says so before its first id."""
     known = {r["article_id"] for r in legal_read.articles(ctx)}
     known |= {r["case_id"] for r in legal_read.cases(ctx)}
-    return {m.group(0).lower() for m in _ID.finditer(ctx.file("dispute.md"))} & {k.lower() for k in known}
+    named: set[str] = set()
+    for aside, body in sections(authorities_part(ctx.file("dispute.md")), NOT_RELIED):
+        for line in [] if aside else body.splitlines():
+            first = _ID.search(line)
+            if first is not None and not NOT_RELIED.found_in(line[: first.start()]):
+                named |= {m.group(0).lower() for m in _ID.finditer(line)}
+    return named & {k.lower() for k in known}
 
 
 def applicable(ctx: Any, story: TenancyStory) -> tuple[set[str], set[str]]:
