@@ -822,3 +822,18 @@ def test_a_removal_note_in_a_kept_list_takes_the_option_off_but_a_reply_narratin
     assert "lst_bei55788" in proposed(kept_list.lower(), ids, fallback=False)  # the default set keeps it
     reply = "I removed the old viewing and booked lst_bei35078 for Tuesday."
     assert proposed(reply, ids) == ["lst_bei35078"]
+
+
+def test_a_labelled_exclusion_line_and_a_bare_verdict_rule_out_what_they_list() -> None:
+    plan = (
+        "# Team offsite - PROPOSED PLAN (nothing booked yet)\n"  # an aside in the title rules nothing out
+        "- Out: G6381 06:50, 105 CNY\n"
+        "- Trains excluded: G5763 06:00 (before 06:30), G7651 arrives 10:05; G2827 15:15 back\n"
+        "## Not shortlisted\n- G1111\n"
+    )
+    assert proposed(plan, ["G1111", "G2827", "G5763", "G6381", "G7651"], fallback=False) == ["G6381"]
+    reply = "建议报名 LET-0718-A（7/18）。LET-0711-A（7/11）：您日历上当天有好友婚礼，排除。"
+    assert proposed(reply, ["LET-0718-A", "LET-0711-A"]) == ["LET-0718-A"]
+    # a short part that names an option is not a bare verdict on the part before it
+    assert proposed("S1 works; S2 is busy.", ["S1", "S2"], rejected=REJECTED | Phrases(["busy"])) == ["S1"]
+    assert proposed("G1 works, G2 works too, over budget not an issue", ["G1", "G2"]) == ["G1", "G2"]

@@ -136,3 +136,10 @@ def test_raised_without_since_reads_only_its_own_stage() -> None:
     alone = Raised(stage=3, weight=1, label="x", what="the clash", names=("Swimming lesson",))
     assert not alone.holds(_replies({2: "It clashes with your swimming lesson."}))
     assert reason_of(alone.holds(_replies({}))) == "the reply does not name 'Swimming lesson' (the clash)"
+
+
+def test_raised_takes_an_appointment_s_short_and_chinese_names() -> None:
+    badminton = Raised(stage=0, weight=2, label="clash", what="the clash", names=("Badminton club",))
+    assert badminton.holds(_ctx("时间冲突：您日历上今天 13:30–15:30 有羽毛球俱乐部，那段时间家里得有人。"))
+    assert badminton.holds(_ctx("The roofer comes at 14:00, but you'll be in town at badminton then."))
+    assert not badminton.holds(_ctx("The roofer comes at 14:00."))

@@ -363,6 +363,27 @@ class Told(Kind):
         return because(True, f"the reply gives {self.fact}")
 
 
+#: Short and Chinese names a reply may give a diary's usual appointments by (a Raised check on
+#: "Badminton club" also takes "badminton" and "羽毛球"): the persona's language need not be the diary's.
+APPOINTMENT_ALIASES: dict[str, tuple[str, ...]] = {
+    "physiotherapy session": ("physiotherapy", "physio", "理疗"),
+    "swimming lesson": ("swimming", "swim lesson", "游泳"),
+    "pottery class": ("pottery", "陶艺"),
+    "choir rehearsal": ("choir", "合唱"),
+    "badminton club": ("badminton", "羽毛球"),
+    "language class": ("language class", "语言课"),
+    "piano lesson": ("piano", "钢琴"),
+    "calligraphy class": ("calligraphy", "书法"),
+    "chess club": ("chess", "象棋"),
+    "volunteer tutoring": ("tutoring", "辅导"),
+    "tutoring my nephew": ("tutoring", "nephew", "辅导", "侄子"),
+    "dentist appointment": ("dentist", "牙医", "看牙"),
+    "parent-teacher meeting": ("parent-teacher", "家长会"),
+    "eye test at the optician": ("eye test", "optician", "验光", "眼镜店"),
+    "car service drop-off": ("car service", "保养"),
+}
+
+
 @dataclass(frozen=True, kw_only=True)
 class Raised(Kind):
     """The reply of the stage raises something with the user: a sentence names it (any of
@@ -385,10 +406,11 @@ class Raised(Kind):
         assert self.stage is not None
         phrases = self.phrases if self.phrases is not None else text.CLASH
         first = self.stage if self.since is None else self.since
+        names = [*self.names, *(a for n in self.names for a in APPOINTMENT_ALIASES.get(n.lower(), ()))]
         named_any = False
         for stage in range(first, self.stage + 1):
             said = text.sentences(ctx.reply(stage))
-            named = [i for i, c in enumerate(said) if any(text.mentions_name(c, n) for n in self.names)]
+            named = [i for i, c in enumerate(said) if any(text.mentions_name(c, n) for n in names)]
             named_any = named_any or bool(named)
             near = {j for i in named for j in (i - 1, i, i + 1) if 0 <= j < len(said)}
             if any(phrases.affirmed_in(said[j]) for j in near):

@@ -860,9 +860,11 @@ class DietChange(_Base):
             h = next((x for x in story.hotels if x.hotel_id == venue_id(ctx, story)), None)
             if h is None:
                 return False
+            to_venue = state.sent(ctx, h.domain) + state.sent(
+                ctx, hotel_read.listed_email(h.hotel_id).partition("@")[2]
+            )
             return any(
-                phrase.found_in(m.own_body + " " + m.subject) and text.mentions_name(m.own_body, who)
-                for m in state.sent(ctx, h.domain)
+                phrase.found_in(m.own_body + " " + m.subject) and text.mentions_name(m.own_body, who) for m in to_venue
             )
 
         @b.checks.stage(st, weight=2, tags=("persistence",), id=f"s{st:02d}_diet_change_noted")

@@ -943,10 +943,15 @@ class LanguageTest(Family):
 
         @b.checks.stage(v, weight=3, tags=("research", "communication"), id=f"s{v:02d}_validity_answered")
         def v_answer(ctx: Any) -> bool:
-            """The answer gives the test day plus the score's validity in months (from the visa product)."""
+            """The answer gives the date the score stops counting: the test day, or the day its report
+            is issued (the results date), plus the score's validity in months (from the visa product)."""
             sess = ex.registered(ctx, s)
             _, months = ex.requirement(ctx, s)
-            return run(ctx) and sess is not None and text.mentions_date(ctx.reply(v), ex.add_months(sess.day, months))
+            return (
+                run(ctx)
+                and sess is not None
+                and any(text.mentions_date(ctx.reply(v), ex.add_months(d, months)) for d in (sess.day, sess.results))
+            )
 
         def booked_after(ctx: Any, at: datetime) -> bool:
             row = ex.the_train(ctx, s)

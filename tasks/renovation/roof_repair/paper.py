@@ -238,14 +238,12 @@ def seed(b: Any, s: RF.RoofStory, rng: np.random.Generator) -> None:
 
 def add_latent(b: Any, s: RF.RoofStory, stage: int) -> None:
     """The check of the latent fact: the kick-off reply raises the tarp visit's clash."""
-    b.checks.prerequisite(TARPED)(lambda ctx: RF.tarp_done(ctx, s))
     Raised(
         stage=stage,
         weight=2,
         label="tarp_visit_clash_raised",
         what=f"the tarp visit's clash with the {s.extras['weekly']}",
         names=(s.extras["weekly"],),
-        requires=(TARPED,),
         tags=("planning", "calendar"),
         rule=rules.latent(s),
     ).add(b.checks)
@@ -257,8 +255,9 @@ def workspace(b: Any, s: RF.RoofStory) -> None:
     registered: list[Rule] = list(b.checks.rules.values())
     speaks = s.say(f"Mail: {s.email}. Replies in English, please.", f"邮箱：{s.email}。中文英文我都能读，哪种都行。")
     home = s.say(
-        f"We live in a house in {s.city} and pay from our current account; the home insurer is {s.insurer}.",
-        f"我们住在{s.city}的一栋房子里，用活期账户付款；家财险保险公司是{s.insurer}。",
+        f"We live in a house in {s.city} and pay from our current account (my online banking username, the same "
+        f"on the apps, is {s.user_key}); the home insurer is {s.insurer}.",
+        f"我们住在{s.city}的一栋房子里，用活期账户付款（网银用户名是 {s.user_key}，各个应用也一样）；家财险保险公司是{s.insurer}。",
     )
     user = f"# {s.name}\n\n{speaks}{'' if s.lang == 'zh' else ' '}{home}\n\n" + s.say("## The roof", "## 屋顶") + "\n\n"
     user += render(registered, "USER.md")

@@ -1250,7 +1250,8 @@ class Ebike(Family):
             back = refunded(ctx)
             found, _ = ledger.rows(ctx.file("ledger.md"))
             return back > 0 and any(
-                "tx_helmet_refund" in cell and abs(a - back / 100) <= 0.5 and st == "refunded" for cell, a, st in found
+                "tx_helmet_refund" in cell and abs(abs(a) - back / 100) <= 0.5 and st == "refunded"
+                for cell, a, st in found
             )
 
         @b.checks.stage(rf, weight=1, tags=("communication",), id=f"s{rf:02d}_refund_told")

@@ -1248,7 +1248,7 @@ def _names_train(ctx: Any, s: te.Offsite, body: str, direction: str) -> bool:
     rows = _offers(ctx, s, direction)
     good = {r["train_no"] for r in rows if s.offer_ok(r, direction)}
     bad = {r["train_no"] for r in rows} - good
-    named = te.regex_trains(body)
+    named = set(text.proposed(body, sorted(te.regex_trains(body)), fallback=False))  # less those ruled out
     return bool(named & good) and not (bad and bad <= named)
 
 

@@ -22,6 +22,7 @@ import re
 from collections.abc import Callable, Sequence
 from typing import TypeVar
 
+from vibelife_env.checks.text._norm import prep
 from vibelife_env.checks.text.phrases import NEGATION_CUES, NEGATION_WINDOW_WORDS, Phrases, sentences
 
 T = TypeVar("T")
@@ -126,6 +127,32 @@ def parts(text: str) -> list[str]:
     return [p.strip() for sentence in sentences(text) for p in _PART_BREAK.split(sentence) if p.strip()]
 
 
+_LABEL = re.compile(r"^[\s>*_-]*([^:：\n]{1,60})[:：]")
+
+
+def _verdicts_joined(pieces: list[str], rejected: Phrases) -> list[str]:
+    """``pieces`` with a bare verdict joined to the part before it: in "LET-0711-A (7/11): a wedding
+    that day, excluded" the comma leaves "excluded" alone, and it rules out what precedes it."""
+    out: list[str] = []
+    for piece in pieces:
+        rest = prep(piece)
+        for hit in rejected.matches(piece):
+            rest = rest.replace(hit, " ", 1)
+        bare = bool(out) and rest != prep(piece) and not re.sub(r"[\W_]|\b(?:so|and|thus|hence)\b|所以|因此|故", "", rest)
+        if bare:
+            out[-1] = f"{out[-1]} {piece}"
+        else:
+            out.append(piece)
+    return out
+
+
+def _labelled_out(line: str, rejected: Phrases) -> bool:
+    """True for a line that opens with a label ruling out all it lists ("Trains excluded: G5763
+    06:00 (before 06:30), G7651 arrives 10:05"; "Not shortlisted: ..."), as a heading would."""
+    m = _LABEL.match(line)
+    return m is not None and rejected.found_in(m.group(1))
+
+
 def _ruled_out(clause: str, name: str, rejected: Phrases) -> bool:
     """True when ``clause`` names ``name`` only to rule it out."""
     if rejected.found_in(clause):
@@ -137,6 +164,14 @@ def _ruled_out(clause: str, name: str, rejected: Phrases) -> bool:
 
 
 _HEADING = re.compile(r"^\s{0,3}(#{1,6})\s+(.*?)\s*#*\s*$")
+
+
+def _negated_heading(title: str) -> bool:
+    """A heading that opens with a negation ("Not shortlisted", "No-go", "未入选"): an aside
+    such as "Proposed plan (nothing booked yet)" does not rule out what the section lists."""
+    head = re.split(r"[(（\[:：,，;；—–]|\s-\s", title, maxsplit=1)[0]
+    first = " ".join(head.split()[:2])
+    return bool(first) and (m := NEGATION_CUES.search(first)) is not None and m.start() == 0
 
 
 def sections(text: str, rejected: Phrases = REJECTED) -> list[tuple[bool, str]]:
@@ -162,7 +197,7 @@ def sections(text: str, rejected: Phrases = REJECTED) -> list[tuple[bool, str]]:
         level, title = len(m.group(1)), m.group(2)
         while stack and stack[-1][0] >= level:
             stack.pop()
-        own = rejected.found_in(title) or NEGATION_CUES.search(title) is not None
+        own = rejected.found_in(title) or _negated_heading(title)
         state = own or any(flag for _, flag in stack)
         stack.append((level, state))
     if any(x.strip() for x in body):
@@ -192,7 +227,12 @@ def proposed(
             returns nothing then (for a list that must hold exactly the options kept).
     """
     find = mentions or (lambda clause, option: str(option).lower() in clause.lower())
-    pieces = [(out, part) for out, body in sections(text, rejected) for part in parts(body)]
+    pieces = [
+        (out or _labelled_out(line, rejected), part)
+        for out, body in sections(text, rejected)
+        for line in body.splitlines()
+        for part in _verdicts_joined(parts(line), rejected)
+    ]
     named: list[T] = []
     kept: list[T] = []
     for option in options:

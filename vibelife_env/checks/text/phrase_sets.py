@@ -145,6 +145,19 @@ CLASH = Phrases(
         "while you are at",
         "while you're at",
         "won't be home",
+        "you'll be in",
+        "you will be in",
+        "you are in",
+        "you're in",
+        "you'll be away",
+        "you will be away",
+        "you're away",
+        "you are away",
+        "needs moving",
+        "needs to be moved",
+        "need to move",
+        "needs rescheduling",
+        "need to reschedule",
         "will not be home",
         "not be at home",
         "can't be in two places",
@@ -156,7 +169,7 @@ CLASH = Phrases(
     ]
 )
 """The reply raises a clash: two commitments at the same time (clash, conflict, overlap,
-double-booked, at the same time, won't be home; 冲突, 重叠, 同一时间, 不在家 ...). Pair it with
+double-booked, at the same time, won't be home, you'll be in <elsewhere>, it needs moving; 冲突, 重叠, 同一时间, 不在家 ...). Pair it with
 the name of the clashing appointment in the same sentence (:class:`~vibelife_env.checks.kinds.Raised`)."""
 
 EXPIRY = Phrases(

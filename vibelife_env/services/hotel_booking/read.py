@@ -56,3 +56,9 @@ def requests(db: Reader, reservation_id: str | None = None) -> list[dict[str, An
     return db.sql(
         "hotel_booking", "SELECT * FROM special_requests WHERE reservation_id = ? ORDER BY rowid", (reservation_id,)
     )
+
+
+def listed_email(hotel_id: str) -> str:
+    """The reservations address a hotel's details list (``get_hotel_details``'s ``contact``): a
+    mail there reaches the hotel, as one to the hotel's own domain does."""
+    return f"reservations@mock-{hotel_id}.example"

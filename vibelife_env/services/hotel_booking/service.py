@@ -35,6 +35,7 @@ from vibelife_env.services.hotel_booking import _pricing as pricing
 from vibelife_env.services.hotel_booking import _reservations as reservations
 from vibelife_env.services.hotel_booking._reservations import LIVE
 from vibelife_env.services.hotel_booking._types import GuestProfile
+from vibelife_env.services.hotel_booking.read import listed_email
 
 SORTS = ("price_asc", "price_desc", "user_rating_desc", "star_desc")
 _TIME = re.compile(r"^([01]\d|2[0-3]):[0-5]\d$")
@@ -138,7 +139,7 @@ class HotelBookingService(Service):
             "amenities": loads(h["amenities_json"], []),
             "photos": [f"https://mock.hotels.local/img/{hotel_id}/{i}.jpg" for i in range(1, 4)],
             "policies": loads(h["policies_json"], {}),
-            "contact": {"phone": f"+81-3-0000-{digest % 10000:04d}", "email": f"reservations@mock-{hotel_id}.example"},
+            "contact": {"phone": f"+81-3-0000-{digest % 10000:04d}", "email": listed_email(hotel_id)},
         }
 
     @tool(read_only=True)
