@@ -202,7 +202,7 @@ class RoofRepair(Family):
         s = self.story(rng)
         on_paper = key.level == "paper"
         prng = paper.paper_rng(key) if on_paper else None
-        if on_paper:  # the same story; the paper level's own draws come from its own generator
+        if prng is not None:  # the same story; the paper level's own draws come from its own generator
             s.extras["level"] = "paper"
             paper.extend(s, prng, self._acct)
         b = TaskBuilder(

@@ -172,7 +172,7 @@ def seed(b: Any, s: P.PurchaseStory, rng: np.random.Generator) -> None:
     # fault reports on the service points' pages (three or four per faulty model), and some praise
     centres = x["centres"]
     brand_of = {p.code: p.brand for p in s.products}
-    reviews = []
+    reviews: list[dict[str, Any]] = []
     for code in x["faulty_codes"]:
         for n in range(int(rng.integers(3, 5))):
             reviews.append(

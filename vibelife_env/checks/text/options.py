@@ -138,7 +138,9 @@ def _verdicts_joined(pieces: list[str], rejected: Phrases) -> list[str]:
         rest = prep(piece)
         for hit in rejected.matches(piece):
             rest = rest.replace(hit, " ", 1)
-        bare = bool(out) and rest != prep(piece) and not re.sub(r"[\W_]|\b(?:so|and|thus|hence)\b|所以|因此|故", "", rest)
+        bare = (
+            bool(out) and rest != prep(piece) and not re.sub(r"[\W_]|\b(?:so|and|thus|hence)\b|所以|因此|故", "", rest)
+        )
         if bare:
             out[-1] = f"{out[-1]} {piece}"
         else:
