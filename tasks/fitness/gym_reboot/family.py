@@ -280,7 +280,7 @@ class GymReboot(Family):
         for p in probes:
             p.add_checks(b, s, stage_of)
         if on_paper:  # the latent fact's check; every check's rules, where they live
-            paper.add_latent(b, s, (MONTH_RUN,))
+            paper.add_latent(b, s, (MONTH_RUN,), len(groups) - 1)
             rules.attach(b, s)
             paper.workspace(b, s)
             require_stated(b.root, b.files, b.checks.rules.values())

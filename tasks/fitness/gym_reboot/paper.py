@@ -267,14 +267,16 @@ def seed(b: Any, s: G.GymStory, rng: np.random.Generator) -> None:
     b.seed("calendar", cal_seed.events(*rows))
 
 
-def add_latent(b: Any, s: G.GymStory, requires: tuple[str, ...]) -> None:
-    """The check of the latent fact: no gym session sits over the weekly appointment."""
+def add_latent(b: Any, s: G.GymStory, requires: tuple[str, ...], last: int) -> None:
+    """The check of the latent fact, scored with the last stage: no gym session sits over the
+    weekly appointment (a stage check, so the end tiers keep the paper's share of the checks)."""
     spans = s.extras["weekly_spans"]
 
-    @b.checks.final(
+    @b.checks.stage(
+        last,
         weight=3,
         tags=("calendar", "constraints"),
-        id="f_weekly_appointment_kept_clear",
+        id=f"s{last:02d}_weekly_appointment_kept_clear",
         requires=requires,
         rules=(rules.latent(s),),
     )
