@@ -36,7 +36,7 @@ from functools import lru_cache
 from typing import Any
 
 from vibelife_env.checks import state, text
-from vibelife_env.checks.text.options import sections
+from vibelife_env.checks.text.options import HEADING, sections
 from vibelife_env.probes.agent import PlanAgent
 from vibelife_env.probes.base import Probe, Slot
 from vibelife_env.services.banking import seed as bank_seed
@@ -321,7 +321,6 @@ NOT_RELIED = text.Phrases(
 )
 
 
-_HEADING = re.compile(r"^\s{0,3}(#{1,6})\s+(.*?)\s*#*\s*$")
 _AUTHORITIES = re.compile(r"authorit|依据|法条|判例", re.IGNORECASE)
 
 
@@ -333,7 +332,7 @@ def authorities_part(doc: str) -> str:
     depth: int | None = None  # the Authorities heading's level while inside it
     found = False
     for line in doc.splitlines():
-        m = _HEADING.match(line)
+        m = HEADING.match(line)
         if m is not None:
             level = len(m.group(1))
             if depth is not None and level <= depth:

@@ -938,10 +938,9 @@ class GymReboot(Family):
         aday = (s.kickoff.date() + timedelta(days=6)).isoformat()
 
         def metric(ctx: Any, typ: str, day: str) -> list[float]:
-            rows = ctx.sql(
-                "health_tracker", "SELECT value, recorded_at FROM metrics WHERE user_id = ? AND type = ?", (G.USER, typ)
-            )
-            return [float(r["value"]) for r in rows if str(r["recorded_at"])[:10] == day]
+            return [
+                float(r["value"]) for r in health_read.metrics(ctx, G.USER, typ) if str(r["recorded_at"])[:10] == day
+            ]
 
         @b.checks.stage(st, weight=1, tags=("health", "execution"), id=f"s{st:02d}_assessment_rhr_logged")
         def rhr_logged(ctx: Any) -> bool:

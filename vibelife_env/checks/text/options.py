@@ -165,7 +165,8 @@ def _ruled_out(clause: str, name: str, rejected: Phrases) -> bool:
     return NEGATION_CUES.search(window) is not None
 
 
-_HEADING = re.compile(r"^\s{0,3}(#{1,6})\s+(.*?)\s*#*\s*$")
+HEADING = re.compile(r"^\s{0,3}(#{1,6})\s+(.*?)\s*#*\s*$")
+"""A Markdown heading line: its ``#`` marks (the level) and its title."""
 
 
 def _negated_heading(title: str) -> bool:
@@ -189,7 +190,7 @@ def sections(text: str, rejected: Phrases = REJECTED) -> list[tuple[bool, str]]:
     body: list[str] = []
     state = False
     for line in text.splitlines():
-        m = _HEADING.match(line)
+        m = HEADING.match(line)
         if m is None:
             body.append(line)
             continue
