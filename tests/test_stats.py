@@ -64,3 +64,21 @@ def test_stats_cli_sets_the_distribution_next_to_the_paper(capsys):
     assert "all reported tasks (2) against the paper" in out
     assert "domain travel (1) against the paper" in out and "domain demo (1)" in out
     assert "share_mutation" in out and "outside ±20%" in out  # the 3-stage demo drags the medians
+
+
+def test_explicitness_counts_the_catalogues_the_agent_chooses_from(capsys):
+    """The catalogue column is the seeded offer table, row for row: the e-bike shop's products at
+    the paper level (decoys included), none where no service offers anything to choose from."""
+    from tests.families.harness import built_task
+    from vibelife_env.cli import main as cli_main
+    from vibelife_env.stats import explicitness
+
+    task = built_task("VibeLife-shopping-ebike-v0", "paper", split="test", instance=0)
+    figures = explicitness(task)
+    assert figures["catalogues"]["ecommerce.products"] == len(task.oracle[0].story.products) >= 20
+    assert figures["catalogue"] == max(figures["catalogues"].values())
+    guided = explicitness(built_task("VibeLife-shopping-ebike-v0", "guided", split="test", instance=0))
+    assert guided["catalogues"]["ecommerce.products"] < figures["catalogue"]  # the paper level adds decoys
+    assert cli_main(["stats", "VibeLife-shopping-ebike-v0", "--explicitness", "--seeds", "0:1"]) == 0
+    out = capsys.readouterr().out
+    assert "catalogue" in out and f"largest catalogue {figures['catalogue']}" in out

@@ -138,13 +138,31 @@ def backend_hints(text: str) -> list[str]:
     return [m.group(0) for m in _HINT.finditer(text)]
 
 
+#: The tables an agent chooses from, one per service that offers things (what #27 calls a
+#: catalogue): the products, listings, hotels, flights, trains, cars, merchants, jobs, funds and
+#: visa products seeded at reset.
+CATALOGUES: dict[str, str] = {
+    "ecommerce": "products",
+    "listing_platform": "listings",
+    "hotel_booking": "hotels",
+    "flight_booking": "flights",
+    "rail_booking": "train_offers",
+    "car_rental": "rental_offers",
+    "review_platform": "merchants",
+    "job_board": "jobs",
+    "brokerage": "funds",
+    "visa_and_advisory": "visa_products",
+}
+
+
 def explicitness(task: Task) -> dict[str, Any]:
     """Where an instance's rules live and how much a person would have to look for (#27).
 
     Keys: ``rules_stated`` / ``rules_world`` / ``rules_latent`` (distinct rules of checks made from
     check kinds, by source), ``world_share`` (of those, the share not stated: world or latent), ``checks_without_rule`` (hand-written checks, whose rule
     is not recorded), ``backend_hints`` (in the workspace files), ``mails_at_reset`` (the mailbox
-    the agent opens on).
+    the agent opens on), ``catalogues`` (``service.table``: rows at reset, for each table of
+    :data:`CATALOGUES` the world seeds) and ``catalogue`` (the largest of them, 0 without one).
     """
     from vibelife_env.release.world import world_images
 
@@ -153,15 +171,10 @@ def explicitness(task: Task) -> dict[str, Any]:
     latent = sum(1 for r in rules.values() if r.latent)
     world = len(rules) - stated - latent
     text = "\n".join(task.workspace_files.values())
-    mails = 0
-    image = world_images(task).get("email")
-    if image is not None:
-        db = sqlite3.connect(":memory:")
-        try:
-            db.deserialize(image)
-            mails = int(db.execute("SELECT COUNT(*) FROM messages").fetchone()[0])
-        finally:
-            db.close()
+    images = world_images(task)
+    mails = _rows(images.get("email"), "messages")
+    catalogues = {f"{svc}.{table}": _rows(images.get(svc), table) for svc, table in CATALOGUES.items() if svc in images}
+    catalogues = {k: n for k, n in catalogues.items() if n}
     return {
         "task": task.id,
         "rules_stated": stated,
@@ -172,4 +185,18 @@ def explicitness(task: Task) -> dict[str, Any]:
         "checks": len(task.checks),
         "backend_hints": len(backend_hints(text)),
         "mails_at_reset": mails,
+        "catalogues": catalogues,
+        "catalogue": max(catalogues.values(), default=0),
     }
+
+
+def _rows(image: bytes | None, table: str) -> int:
+    """Rows of ``table`` in a serialized service database (0 without the database)."""
+    if image is None:
+        return 0
+    db = sqlite3.connect(":memory:")
+    try:
+        db.deserialize(image)
+        return int(db.execute(f"SELECT COUNT(*) FROM {table}").fetchone()[0])
+    finally:
+        db.close()

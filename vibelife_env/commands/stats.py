@@ -70,7 +70,15 @@ def _family_rows(
             row["probes"] = list(family.profile(split, i, level).probes)
         rows.append(row)
     if explicit:
-        keys = ("rules_stated", "rules_world", "rules_latent", "world_share", "backend_hints", "mails_at_reset")
+        keys = (
+            "rules_stated",
+            "rules_world",
+            "rules_latent",
+            "world_share",
+            "backend_hints",
+            "mails_at_reset",
+            "catalogue",
+        )
         return rows, {"family": family.id, "split": split, **{k: statistics.median(r[k] for r in rows) for k in keys}}
     profiles = [family.profile(split, i, level) for i in seeds]
     summary = {
@@ -92,18 +100,20 @@ def _print_explicitness(rows: list[dict], summaries: list[dict], as_json: bool) 
         for r in [*rows, *summaries]:
             print(json.dumps(r, ensure_ascii=False, default=str))
         return 0
-    print(f"{'task':<52}{'stated':>7}{'world':>6}{'latent':>7}{'unstated%':>10}{'unruled':>8}{'hints':>6}{'mails':>6}")
+    print(
+        f"{'task':<52}{'stated':>7}{'world':>6}{'latent':>7}{'unstated%':>10}{'unruled':>8}{'hints':>6}{'mails':>6}{'catalogue':>10}"
+    )
     for r in rows:
         print(
             f"{r['task']:<52}{r['rules_stated']:>7}{r['rules_world']:>6}{r['rules_latent']:>7}"
             f"{100 * r['world_share']:>10.0f}"
-            f"{r['checks_without_rule']:>8}{r['backend_hints']:>6}{r['mails_at_reset']:>6}"
+            f"{r['checks_without_rule']:>8}{r['backend_hints']:>6}{r['mails_at_reset']:>6}{r['catalogue']:>10}"
         )
     for f in summaries:
         print(
             f"family {f['family']} ({f['split']}): median rules stated {f['rules_stated']:g}, in the world "
             f"{f['rules_world']:g}, latent {f['rules_latent']:g} ({100 * f['world_share']:.0f}% not stated), backend hints {f['backend_hints']:g}, "
-            f"mails at reset {f['mails_at_reset']:g}"
+            f"mails at reset {f['mails_at_reset']:g}, largest catalogue {f['catalogue']:g}"
         )
     print("(rules are counted for checks made from check kinds; 'unruled' checks are hand-written: rule not recorded)")
     return 0
