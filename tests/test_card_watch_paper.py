@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 import sys
+from datetime import timedelta
 from typing import Any
 
 import gymnasium as gym
@@ -47,8 +48,10 @@ def test_guided_and_paper_tell_the_same_story_from_the_same_seed(where):
     assert [(e.id, e.time, e.kind, e.body) for e in guided.events] == [
         (e.id, e.time, e.kind, e.body) for e in paper.events
     ]
+    latent = [c.id for c in paper.checks if any(r.latent for r in c.rules)]
+    assert [label(i) for i in latent] == ["delivery_while_away_raised"]
     assert [(c.id, c.weight, c.tier, c.stage) for c in guided.checks] == [
-        (c.id, c.weight, c.tier, c.stage) for c in paper.checks
+        (c.id, c.weight, c.tier, c.stage) for c in paper.checks if c.id not in latent
     ]
     assert paper.meta.name == guided.meta.name + "-paper"
     assert guided.workspace_files["USER.md"] != paper.workspace_files["USER.md"]
@@ -91,8 +94,9 @@ def test_at_least_two_fifths_of_the_rules_live_in_the_world_and_the_rest_are_sta
     world = [r for r in rules.values() if not r.stated]
     assert len(world) / len(rules) >= 0.4
     assert explicitness(task)["world_share"] >= 0.4
-    for r in world:
-        assert r.source.startswith("email:<"), r
+    for r in world:  # a mail of the bank, the issuer, the landlord or the shop; or the one latent fact
+        assert r.source.startswith("email:<") or r.source == "latent:someone_home", r
+    assert sum(r.latent for r in world) == 1
     for r in rules.values():
         if r.stated and r.source != "prompt":
             assert r.source in ("USER.md", "AGENTS.md") and r.text in task.workspace_files[r.source], r
@@ -116,7 +120,7 @@ def test_each_world_rule_is_a_sentence_of_the_mail_it_names(where):
     task = _task("paper", **where)
     by_id = {m["message_id"]: m for m in mailbox(task)}
     for rule in rules_of(task).values():
-        if rule.stated:
+        if rule.stated or rule.latent:
             continue
         mid = rule.source.removeprefix("email:")
         if mid == "<bill@stategrid-billing.example>":  # the bill lands during the month
@@ -204,7 +208,8 @@ def test_the_oracle_reads_every_world_rule_before_the_check_decides(where):
             if rule.stated:
                 continue
             by = check.stage if check.tier == "stage" else max(seen)
-            found = [t for stage, texts in seen.items() if stage <= by for t in texts if rule.text in t]
+            wanted = rule.fact if rule.latent else rule.text  # a latent rule's fact, a world rule's text
+            found = [t for stage, texts in seen.items() if stage <= by for t in texts if wanted in t]
             assert found, (check.id, rule.key)
     assert discoverability_problems(ENV, 0, {"level": "paper", **where}) == []
 
@@ -232,5 +237,50 @@ def test_the_oracle_takes_the_minimum_it_keeps_from_the_banks_terms():
         assert agent.memory["minimum"] == story.min_balance
         said = core.task.workspace_files["USER.md"] + core.task.workspace_files["AGENTS.md"]
         assert not re.search(rf"(?<![\d,.]){story.min_balance:,} CNY", said)  # only the bank's mail says it
+    finally:
+        env.close()
+
+
+# ---------------------------------------------------------------- the latent fact
+@pytest.mark.parametrize("where", TEST, ids=lambda w: f"{w['split']}-{w['instance']}")
+def test_the_diary_has_the_person_away_when_the_wished_order_arrives(where):
+    """Nobody mentions the trip: the calendar holds it over the days the shop's mail says an order
+    takes, and the shop's mail says a parcel is handed over against a signature."""
+    task = _task("paper", **where)
+    story = task.oracle[0].story
+    away = story.extras["away"]
+    (check,) = [c for c in task.checks if label(c.id) == "delivery_while_away_raised"]
+    (rule,) = check.rules
+    assert rule.latent and rule.source == "latent:someone_home" and rule.fact == away["title"]
+    assert away["title"] not in "\n".join(task.workspace_files.values())
+    wishlist = next(e for e in task.events if e.id == "wishlist")
+    arrival = wishlist.time + timedelta(days=3)
+    assert away["leave"] < arrival < away["back"]
+    shop = [m for m in mailbox(task) if m["from_addr"] == "hello@jdmall.example"]
+    assert "three days" in shop[0]["body_text"] or "三天" in shop[0]["body_text"]
+    assert "signature" in shop[0]["body_text"] or "签收" in shop[0]["body_text"]
+    env = gym.make(ENV, level="paper", **where)
+    try:
+        env.reset(seed=0)
+        events = base_env(env).world.call("calendar__list_events", {"max_results": 50})
+        assert away["title"] in str(events)
+    finally:
+        env.close()
+
+
+def test_an_order_placed_without_raising_the_trip_fails_the_latent_check_and_says_why(monkeypatch):
+    where = {"split": "test", "instance": 1}
+    task = _task("paper", **where)
+    oracle, ablations, variants = task.oracle
+    silent = {k: [f for f in fns if f.__name__ != "away_step"] for k, fns in oracle.steps.items()}
+    env = gym.make(ENV, level="paper", **where)
+    try:
+        core = base_env(env)
+        monkeypatch.setattr(core.task, "oracle", (type("Unaware", (oracle,), {"steps": silent}), ablations, variants))
+        run_episode(env, load_oracle(core.task), seed=0, record=False)
+        results = core.scorer.results
+        (key,) = [k for k in results if label(k) == "delivery_while_away_raised"]
+        assert not results[key].passed and "does not name" in results[key].reason
+        assert all(r.passed for k, r in results.items() if k != key)  # the order itself is fine
     finally:
         env.close()

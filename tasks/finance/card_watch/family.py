@@ -238,12 +238,14 @@ class CardWatch(Family):
             ):
                 if event_id in steps:
                     steps[event_id].insert(0, look)
+            steps["wishlist"].append(paper.away_step)  # the latent fact: away when the order arrives
         skeleton.add_checks(b, story, stage_of, shared)
         for p in probes:
             p.add_checks(b, story, stage_of)
         self._probe_extras(b, story, probes, stage_of)
         if on_paper:
             _after_real_work(b)
+            paper.add_latent(b, story, stage_of["wishlist"])
         rules.attach(b, rules.concepts(story, key.level, probes))  # every check's rule, where it lives
         if on_paper:
             paper.workspace(b, story)

@@ -26,6 +26,11 @@ thirty products, among them the wished item's namesakes from other sellers (a re
 an import without warranty, both under the wished item's very title) that fail on their seller,
 not on a label.
 
+A **latent fact** (:func:`add_latent`): the diary has the person away on a business trip from two
+days after the wishlist purchase, over the days the shop's mail says an order takes to arrive,
+and the shop hands parcels over only against the recipient's signature. Nobody mentions it; the
+purchase reply must raise that nobody will be home to sign for the order (``latent:someone_home``).
+
 The oracle reads what it acts on (:func:`lookups` at the kick-off, :func:`read_new_mail` before
 it acts on a mail, :func:`read_order_mail`, :func:`find_wish`, :func:`shipping`); the
 discoverability gate of ``vibelife validate`` proves every world rule is returned by one of its
@@ -35,15 +40,16 @@ calls before the check decides.
 from __future__ import annotations
 
 import re
-from datetime import timedelta
+from datetime import datetime, time, timedelta
 from typing import Any
 
 import numpy as np
 
-from vibelife_env.checks.kinds import render, require_stated
+from vibelife_env.checks.kinds import Raised, Rule, render, require_stated
 from vibelife_env.families.base import stable_seed
 from vibelife_env.probes import cards, money
 from vibelife_env.probes.inbox import background
+from vibelife_env.services.calendar import seed as cal_seed
 from vibelife_env.services.email import seed as mail_seed
 from vibelife_env.services.sql import insert, update
 
@@ -212,7 +218,12 @@ def seed(b: Any, story: money.MoneyStory, probes: list[Any], rng: np.random.Gene
             k - timedelta(days=41, hours=7),
             ("感谢注册。" if zh else "Thanks for joining. ")
             + world(lang, "shipping")
-            + (" 订单付款后约三天送达。" if zh else " Orders arrive about three days after payment."),
+            + (" 订单付款后约三天送达。" if zh else " Orders arrive about three days after payment.")
+            + (
+                " 包裹须由收件人本人在收货地址签收。"
+                if zh
+                else " Parcels are handed over only against the recipient's signature at the delivery address."
+            ),
         ),
     ]
     order = next((p for p in probes if isinstance(p, cards.OrderNotReceived)), None)
@@ -246,6 +257,13 @@ def seed(b: Any, story: money.MoneyStory, probes: list[Any], rng: np.random.Gene
     )
     b.seed("email", "\n".join(mails))
     s.extras["legit_mail"] += [SECURITY, ACCOUNT_TERMS, CARD_TERMS, WELCOME]
+    # the latent fact: away on business over the days an order placed at the wishlist turn arrives
+    city, city_zh = TRIPS[int(rng.integers(0, len(TRIPS)))]
+    title = f"出差：{city_zh}" if zh else f"Business trip to {city}"
+    leave = datetime.combine(s.month_end - timedelta(days=1), time(7, 30), tzinfo=s.tz)
+    back = datetime.combine(s.month_end + timedelta(days=2), time(21, 0), tzinfo=s.tz)
+    s.extras["away"] = {"title": title, "names": (title, city, city_zh), "leave": leave, "back": back}
+    b.seed("calendar", cal_seed.events(cal_seed.event_row("evt_trip", title, leave, back, location=city)))
     # the catalogue: the wished item's namesakes fail on their seller, not on their title
     w = s.extras["wish"]
     rows = [
@@ -295,6 +313,80 @@ def seed(b: Any, story: money.MoneyStory, probes: list[Any], rng: np.random.Gene
             ]
         ),
     )
+
+
+#: Where the business trip of the latent fact goes (English, Chinese).
+TRIPS = [
+    ("Chengdu", "成都"),
+    ("Wuhan", "武汉"),
+    ("Xi'an", "西安"),
+    ("Qingdao", "青岛"),
+    ("Kunming", "昆明"),
+    ("Xiamen", "厦门"),
+]
+#: A reply may name the trip by what it is ("while you are away on business").
+TRIP_WORDS = ("business trip", "trip", "出差")
+
+
+def latent_rule(story: money.MoneyStory) -> Rule:
+    """The latent rule: a parcel that must be signed for needs the person home, and the diary has
+    them away when the order arrives (common knowledge ``someone_home``; the fact is the trip)."""
+    return Rule(
+        "delivery_home",
+        "Raise an order that arrives while my diary has me away and nobody can sign for it.",
+        "latent:someone_home",
+        fact=story.extras["away"]["title"],
+    )
+
+
+def add_latent(b: Any, story: money.MoneyStory, stage: int) -> None:
+    """The check of the latent fact: the wishlist turn's reply raises that the order arrives while
+    the person is away on the trip (named by its title, its city or as a business trip)."""
+    away = story.extras["away"]
+    Raised(
+        stage=stage,
+        weight=2,
+        label="delivery_while_away_raised",
+        what="the order's arrival while the person is away (nobody home to sign for it)",
+        names=(*dict.fromkeys(away["names"]), *TRIP_WORDS),
+        tags=("planning", "calendar"),
+        rule=latent_rule(story),
+    ).add(b.checks)
+
+
+def away_step(agent: Any, event_text: str):
+    """After ordering the wished item (paper level): look at the diary over the days the order
+    takes, and raise a stay away from home then (the shop hands parcels over against a signature)."""
+    s = agent.story
+    if not agent.fresh() or not agent.memory.get("wish_order"):
+        return []
+    placed = s.at(s.month_end - timedelta(days=3), 19)  # the wishlist turn's hour
+    due = placed + timedelta(days=3)
+    found = yield agent.call(
+        "calendar__list_events",
+        time_min=placed.isoformat(),
+        time_max=(due + timedelta(days=1)).isoformat(),
+        max_results=100,
+    )
+    lines = []
+    for e in found if isinstance(found, list) else found.get("events", []):
+        start, end = _when(e.get("start")), _when(e.get("end"))
+        if start and end and start < due + timedelta(hours=12) and end > due - timedelta(hours=12):
+            lines.append(
+                f"It should arrive around {due.date().isoformat()}, while you are away ({e.get('summary')}): the shop "
+                "hands parcels over only against your signature, so nobody will be home to sign for it. Shall I "
+                "ask for it to be held or delivered after you are back?"
+            )
+    return lines
+
+
+def _when(value: Any) -> datetime | None:
+    """An event's start or end (``{"dateTime": ...}`` or an ISO string) as an aware datetime."""
+    raw = value.get("dateTime") or value.get("date") if isinstance(value, dict) else value
+    try:
+        return datetime.fromisoformat(str(raw)) if raw else None
+    except ValueError:
+        return None
 
 
 # ====================================================================== the oracle's look-ups
@@ -384,7 +476,10 @@ def paper_seed(key: str) -> np.random.Generator:
 
 
 __all__ = [
+    "add_latent",
+    "away_step",
     "find_wish",
+    "latent_rule",
     "lookups",
     "paper_seed",
     "read_new_mail",
