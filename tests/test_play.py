@@ -28,7 +28,9 @@ def test_a_whole_episode_through_the_cli(tmp_path: Path, capsys):
     assert "The dental clinic emailed me" in out and "30 tool calls left in this turn, 300 in the episode" in out
     assert "## workspace__read_file" in (run / "tools.md").read_text()
     kept = (run / "system.md").read_text()  # the rules and limits stay readable after the first screen
-    assert "at most 30 tool calls per turn" in kept and kept.strip() in out and "system.md" in out
+    prompt, forms = kept.split("\n\nHow to act")  # the system prompt, then how an action is read
+    assert "at most 30 tool calls per turn" in prompt and prompt.strip() in out and forms.strip() in out
+    assert "system.md" in out
 
     code, out, _ = play(capsys, "step", run, LIST)
     assert code == 0 and "--- result of workspace__list_files" in out and '"AGENTS.md"' in out
@@ -96,3 +98,20 @@ def test_play_pins_a_family_instance_and_refuses_a_busy_folder(tmp_path: Path, c
     assert code == 2 and "scenario families" in err
     code, _, err = play(capsys, "step", tmp_path / "nowhere", LIST)
     assert code == 2 and "no play session" in err
+
+
+def test_the_first_screen_says_how_an_action_is_read_and_the_play_keeps_to_it(tmp_path: Path, capsys):
+    """A player who writes text next to its tool calls learns, before its first step, whether the
+    user sees it: plain ``reply`` with calls ends the turn; OpenAI ``content`` with calls is narration."""
+    run = tmp_path / "run"
+    code, out, _ = play(capsys, "new", DEMO, run)
+    kept = (run / "system.md").read_text()
+    assert code == 0 and "How to act" in out and "How to act" in kept
+    assert "narration that the user never sees" in kept and '"end_turn": true' in kept
+    assert "none later than the end of the timeline (" in kept  # the wake-up limit, with its date
+    code, out, _ = play(
+        capsys, "step", run, json.dumps({"role": "assistant", "content": "Looking.", **json.loads(LIST)})
+    )
+    assert code == 0 and "=== new turn ===" not in out  # narration: the turn is still open
+    code, out, _ = play(capsys, "step", run, json.dumps({**json.loads(LIST), "reply": "All in order."}))
+    assert code == 0 and "--- result of workspace__list_files" in out and "=== new turn ===" in out

@@ -42,6 +42,7 @@ of it: the runners, ``vibelife run`` and ``vibelife rollout`` do.
 
 from __future__ import annotations
 
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -76,11 +77,15 @@ VERSION = "0.2.0"
 EnvSnapshot = EpisodeSnapshot
 
 
-def budget_lines(max_calls_turn: int, max_calls_episode: int, max_wakeups: int) -> list[str]:
-    """The system prompt's statement of the limits the agent is held to."""
+def budget_lines(
+    max_calls_turn: int, max_calls_episode: int, max_wakeups: int, horizon: datetime | None = None
+) -> list[str]:
+    """The system prompt's statement of the limits the agent is held to (``horizon``: the end of the
+    timeline, after which a wake-up is refused)."""
+    until = f", none later than the end of the timeline ({horizon.isoformat()})" if horizon is not None else ""
     return [
         f"Limits: at most {max_calls_turn} tool calls per turn and {max_calls_episode} over the whole episode, "
-        f"and at most {max_wakeups} wake-ups. A call over the turn limit is not run (it returns a TURN_BUDGET "
+        f"and at most {max_wakeups} wake-ups{until}. A call over the turn limit is not run (it returns a TURN_BUDGET "
         "error) and the turn waits for your reply; the next turn starts afresh. Once the episode limit is used "
         "up, tool calls are refused (EPISODE_BUDGET) and you can only reply. When 5 or fewer calls are left, "
         "results say how many (tool_calls_left).",
@@ -128,6 +133,7 @@ def default_system_prompt(
             max_calls_turn or task.meta.max_tool_calls_per_turn,
             max_calls_episode or task.meta.max_tool_calls_per_episode,
             max_wakeups,
+            max((e.time for e in task.events), default=None),
         ),
     ]
     lines = [line for line in lines if line]

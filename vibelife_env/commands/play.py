@@ -38,6 +38,17 @@ STATE = "state.pkl"
 TOOLS = "tools.md"
 PROMPT = "system.md"
 TRAJECTORY = "trajectory.json"
+#: How ``step`` reads an action: said on ``new``'s first screen and kept in ``system.md`` with the
+#: system prompt, since a player who sends text with tool calls must know whether it reached the user.
+ACTION_FORMS = """How to act (one assistant message per `vibelife play step DIR ACTION`):
+- {"tool_calls": [{"name": "<service>__<tool>", "arguments": {...}}]}: run the calls; the turn stays open
+  and you see their results.
+- {"reply": "text to the user"}: your reply; it ends the turn ("" ends it in silence). A message may hold
+  both: {"tool_calls": [...], "reply": "..."} runs the calls, then ends the turn with the reply.
+- OpenAI form: {"role": "assistant", "content": "...", "tool_calls": [...]}. With tool calls, content is
+  narration that the user never sees and the turn stays open (add "end_turn": true to make it the reply);
+  without tool calls, content is the reply.
+- A bare JSON string is a reply."""
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -169,7 +180,8 @@ def _new(args: argparse.Namespace) -> int:
     folder.mkdir(parents=True, exist_ok=True)
     (folder / TOOLS).write_text(tools_markdown(base), encoding="utf-8")
     system = "\n\n".join(str(m.get("content", "")) for m in obs["messages"] if m.get("role") == "system")
-    (folder / PROMPT).write_text(system + "\n", encoding="utf-8")  # the rules and limits, to read again later
+    # the rules and limits, and how an action is read, to read again later
+    (folder / PROMPT).write_text(system + "\n\n" + ACTION_FORMS + "\n", encoding="utf-8")
     session = {
         "env_id": args.env_id,
         "make": make,
@@ -183,6 +195,7 @@ def _new(args: argparse.Namespace) -> int:
     }
     _save(folder, session, base)
     _print_messages(obs["messages"])
+    print(ACTION_FORMS)
     print(f"(The tools are listed in {folder / TOOLS}: {len(base.tool_schemas())} tools.)")
     print(f"(The system prompt above, with its limits, is kept in {folder / PROMPT}.)")
     _print_status(base)
@@ -228,6 +241,8 @@ def _show(args: argparse.Namespace) -> int:
     _, base, _ = _load(Path(args.dir))
     if args.prompt:  # the same text `new` printed and kept in system.md
         print(base.system_prompt)
+        print()
+        print(ACTION_FORMS)
         print()
     obs = base.current_observation()
     _print_messages(obs["messages"])
