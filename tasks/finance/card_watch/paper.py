@@ -149,6 +149,7 @@ def seed(b: Any, story: money.MoneyStory, probes: list[Any], rng: np.random.Gene
     inbox, a catalogue with the wished item's namesakes. ``rng`` is the level's own generator, so
     the guided draws stay as they were."""
     s, lang = story, story.extras["lang"]
+    s.card_number = f"{s.card_number[:-4]}{s.card_last4}"  # DOCUMENTS.md's card is the one on file
     zh = lang == "zh"
     sep = "" if zh else " "  # how sentences follow each other in the persona's language
     statement = sep.join(

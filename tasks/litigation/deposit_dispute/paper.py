@@ -203,7 +203,10 @@ def _listings(b: Any, s: TenancyStory, rng: np.random.Generator) -> None:
                 "agent_id": str(rng.choice(["agt_1", "agt_2"])),
                 "owner_user_id": "ll_other",
                 "status": "active",
-                "listed_at": f"2026-0{int(rng.integers(1, 10))}-{int(rng.integers(10, 28))}T10:00:00+08:00",
+                # some weeks to months before the kick-off (never after the day it is first seen)
+                "listed_at": (
+                    s.kickoff - timedelta(days=int(rng.integers(1, 10)) * 15 + int(rng.integers(10, 28)))
+                ).strftime("%Y-%m-%dT10:00:00+08:00"),
             }
         )
     s.extras["decoys"] = [r["listing_id"] for r in rows]
