@@ -162,9 +162,7 @@ def seed(b: Any, s: P.PurchaseStory, rng: np.random.Generator) -> None:
     # product pages: a neutral blurb and the specs on every one
     shop = []
     for p in s.products:
-        specs = ", ".join(
-            f"{r.label} {p.attrs[r.attr]:g}{(' ' + r.unit) if r.unit else ''}" for r in s.requirements
-        )
+        specs = ", ".join(f"{r.label} {p.attrs[r.attr]:g}{(' ' + r.unit) if r.unit else ''}" for r in s.requirements)
         desc = f"{blurbs[int(rng.integers(0, len(blurbs)))]} Model {p.code}. {specs[:1].upper()}{specs[1:]}."
         values: dict[str, Any] = {
             "description": desc,
@@ -236,9 +234,7 @@ def seed(b: Any, s: P.PurchaseStory, rng: np.random.Generator) -> None:
         at = k - timedelta(days=int(rng.integers(1, 45)), hours=int(rng.integers(0, 12)))
         mails.append(mail_seed.message(mid, s.say(*subject), sender, s.email, at, body, read=bool(rng.random() < 0.6)))
     count = int(rng.integers(52, 84))
-    mails.append(
-        background(rng, s.email, k - timedelta(hours=12), count, namesakes=("JD Mall", "CMB", "Consumer")).sql
-    )
+    mails.append(background(rng, s.email, k - timedelta(hours=12), count, namesakes=("JD Mall", "CMB", "Consumer")).sql)
     b.seed("email", "\n".join(mails))
     x["legit_mail"] += [m[0] for m in own]
     # the latent fact: a weekly appointment across town over the courier's slot (unless the

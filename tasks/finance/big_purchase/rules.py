@@ -154,7 +154,8 @@ def person(story: P.PurchaseStory) -> dict[str, Rule]:
         ),
         Rule(
             "visit_time",
-            "Appointments for me go where my calendar is free for the hour, and into my calendar.",
+            "Appointments for me go where my calendar is free for the hour, and into my calendar; a setup visit goes "
+            "the way the shop's terms say.",
             "USER.md",
         ),
         Rule(
