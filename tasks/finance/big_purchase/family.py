@@ -72,6 +72,8 @@ FAMILY_NAMES = ["Li", "Wang", "Zhang", "Liu", "Chen", "Yang", "Zhao", "Huang", "
 CITIES = ["Shanghai", "Beijing", "Hangzhou", "Shenzhen", "Chengdu", "Nanjing"]
 MERCHANTS = ["Hema Fresh", "Luckin Coffee", "Didi", "Meituan", "Decathlon", "Uniqlo", "Watsons"]
 PROTECT = text.Phrases(["price protection", "price-protection", "价保", "保价"])
+#: The paper level also takes the long Chinese name a person may write ("价格保护到期").
+PROTECT_PAPER = text.Phrases(["price protection", "price-protection", "价保", "保价", "价格保护"])
 SETUP = text.Phrases(["setup", "set-up", "set up", "installation", "install", "安装", "调试", "上门"])
 ITEMS: dict[str, dict[str, Any]] = {
     "fridge": {
@@ -970,7 +972,8 @@ class BigPurchase(Family):
             if at is None:
                 return False
             end = s.day(at) + timedelta(days=15)
-            return any(PROTECT.found_in(e.summary + " " + e.description) for e in state.events(ctx, s.tz, end))
+            words = PROTECT_PAPER if s.extras.get("level") == "paper" else PROTECT
+            return any(words.found_in(e.summary + " " + e.description) for e in state.events(ctx, s.tz, end))
 
         @b.checks.stage(sh, weight=2, tags=("persistence", "calendar"), id=f"s{sh:02d}_delivery_in_calendar")
         def delivery_cal(ctx: Any) -> bool:

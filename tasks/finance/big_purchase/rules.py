@@ -58,9 +58,9 @@ WORLD: dict[str, tuple[str, str, str]] = {
         TERMS_MAIL,
     ),
     "delivery_move": (
-        "Large items are handed over in person. If the courier's slot does not suit you, you can move the delivery "
-        "to another slot within four days of the courier's date.",
-        "大件商品需当面交付。如快递时段不方便，可以把送货改到快递日期后四天内的其他时段。",
+        "If the courier's slot does not suit you, you can move the delivery to another slot within four days of "
+        "the courier's date.",
+        "如快递时段不方便，可以把送货改到快递日期后四天内的其他时段。",
         TERMS_MAIL,
     ),
     "setup": (
