@@ -90,8 +90,8 @@ WORLD: dict[str, tuple[str, str, str]] = {
         CARD_MAIL,
     ),
     "double_charge": (
-        "If a purchase is charged twice, dispute only the copy: the first charge is your real purchase.",
-        "如果一笔消费被扣了两次，只对重复的那笔提出争议：第一笔是你真实的消费。",
+        "If a purchase is charged twice, dispute the copy, and only the copy: the first charge is your real purchase.",
+        "如果一笔消费被扣了两次，请对重复的那笔提出争议，且只对它提出：第一笔是你真实的消费。",
         CARD_MAIL,
     ),
     "bank_security": (
@@ -149,8 +149,9 @@ def person(story: P.PurchaseStory) -> dict[str, Rule]:
         ),
         Rule(
             "after_buying",
-            "After buying: put the end of the price protection and the delivery day in my calendar; tell me the order "
-            "total, then the tracking number and the delivery date once it ships, and any new date.",
+            "After buying: put the end of the price protection and the delivery day in my calendar, and claim back any "
+            "price drop while the protection lasts; tell me the order total, then the tracking number and the delivery "
+            "date once it ships, and any new date.",
         ),
         Rule(
             "visit_time",
@@ -227,8 +228,8 @@ LABELS: dict[str, tuple[str, ...]] = {
     "delivery_moved_off_clash": ("delivery_move", "after_buying"),
     "duplicate_purchase_disputed": ("double_charge",),
     "duplicate_amount_told": ("double_charge",),
-    "price_protection_claimed": ("price_protection",),
-    "price_difference_told": ("price_protection",),
+    "price_protection_claimed": ("after_buying", "price_protection"),
+    "price_difference_told": ("after_buying", "price_protection"),
     "price_credit_recorded": ("ledger",),
     "near_miss_reviews_told_apart": ("fault_reports",),
     "x_faulty_model_never_bought": ("fault_reports",),
