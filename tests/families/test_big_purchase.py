@@ -21,7 +21,23 @@ from vibelife_env.rollout import run_episode
 
 ENV = "VibeLife-finance-big-purchase-v0"
 
-F = FamilyHarness(ENV)
+
+class GuidedHarness(FamilyHarness):
+    """The harness at the guided level (these tests are about the guided instance; the paper
+    level has its own, tests/test_big_purchase_paper.py)."""
+
+    def story(self, seed: int, split: str = "train") -> Any:
+        return self.family().instance(split, seed, "guided").oracle[0].story  # type: ignore[arg-type]
+
+    def oracle(self, seed: int, **replace: Any) -> type:
+        oracle = self.family().instance("train", seed, "guided").oracle[0]
+        return type("Probe", (oracle,), {"steps": {**oracle.steps, **replace}})
+
+    def make(self, seed: int, **kwargs: Any) -> gym.Env:
+        return gym.make(self.env_id, split="train", instance=seed, level="guided", **kwargs)
+
+
+F = GuidedHarness(ENV)
 _family = F.family
 
 
@@ -137,16 +153,18 @@ def test_price_protection_claim_needs_the_order_and_the_real_difference():
 
 def test_buying_before_the_go_ahead_is_never_rewarded():
     seed = 2
-    oracle, ablations, _ = _family().instance("train", seed).oracle
-    result = run_episode(gym.make(ENV, split="train", instance=seed), ablations["reckless"](), seed=0, record=False)
+    oracle, ablations, _ = _family().instance("train", seed, "guided").oracle
+    result = run_episode(
+        gym.make(ENV, split="train", instance=seed, level="guided"), ablations["reckless"](), seed=0, record=False
+    )
     checks = {c["id"]: c["passed"] for c in result.checks}
     assert not checks["x_no_purchase_before_go_ahead"] and result.score <= 75
-    good = run_episode(gym.make(ENV, split="train", instance=seed), oracle(), seed=0, record=False)
+    good = run_episode(gym.make(ENV, split="train", instance=seed, level="guided"), oracle(), seed=0, record=False)
     assert good.score == 100.0
 
 
 def test_the_rules_the_checks_enforce_are_in_the_workspace():
-    task = _family().instance("train", _seed_with("delivery_conflict"))
+    task = _family().instance("train", _seed_with("delivery_conflict"), "guided")
     user = task.workspace_files["USER.md"]
     assert "reschedule it to a free slot within four days" in user
     assert "starting between 09:00 and 17:00" in user

@@ -16,6 +16,14 @@ on each payday, answers how the fund stands, buys after the go-ahead with the ca
 ``ledger.md``, puts the end of the price-protection window and the delivery in the calendar,
 pays the card off from the savings fund and reports the real cost. The shop charges the card,
 the courier delivers and the shop answers claims in world scripts that follow what the agent did.
+
+Two levels (``gym.make(..., level="guided" | "paper")``), one story per seed: ``guided`` states
+every rule in USER.md, WISHLIST.md and AGENTS.md, as a checklist; ``paper`` (the default,
+:mod:`.paper`) keeps in the workspace what the household tells an assistant and puts the domain
+rules in the shop's terms and welcome mails, the consumer council's advice, the bank's account
+terms and the card's key terms, plants a latent fact (the courier's slot over an appointment in
+the calendar), and makes the mailbox and the catalogue lived in (decoys that fail on their page,
+their reviews or the budget); every check records its rules and where they live (:mod:`.rules`).
 """
 
 from __future__ import annotations
@@ -40,6 +48,8 @@ from vibelife_env.services.email import seed as mail_seed
 from vibelife_env.services.sql import insert
 from vibelife_env.task.loader import Task
 
+from . import paper, rules
+
 GIVEN = [
     "Wei",
     "Na",
@@ -62,6 +72,8 @@ FAMILY_NAMES = ["Li", "Wang", "Zhang", "Liu", "Chen", "Yang", "Zhao", "Huang", "
 CITIES = ["Shanghai", "Beijing", "Hangzhou", "Shenzhen", "Chengdu", "Nanjing"]
 MERCHANTS = ["Hema Fresh", "Luckin Coffee", "Didi", "Meituan", "Decathlon", "Uniqlo", "Watsons"]
 PROTECT = text.Phrases(["price protection", "price-protection", "价保", "保价"])
+#: The paper level also takes the long Chinese name a person may write ("价格保护到期").
+PROTECT_PAPER = text.Phrases(["price protection", "price-protection", "价保", "保价", "价格保护"])
 SETUP = text.Phrases(["setup", "set-up", "set up", "installation", "install", "安装", "调试", "上门"])
 ITEMS: dict[str, dict[str, Any]] = {
     "fridge": {
@@ -137,6 +149,7 @@ class BigPurchase(Family):
     name = "big_purchase"
     title = "Saving for and buying one significant item under a budget"
     heldout = True
+    levels = ("guided", "paper")
 
     # ================================================================ story
     def story(self, rng: np.random.Generator) -> P.PurchaseStory:
@@ -248,9 +261,11 @@ class BigPurchase(Family):
     # ============================================================= instance
     def build(self, rng: np.random.Generator, key: InstanceKey) -> tuple[Task, InstanceProfile]:
         story = self.story(rng)
+        on_paper = key.level == "paper"
+        prng = paper.paper_rng(key) if on_paper else None
         b = TaskBuilder(
             self.root,
-            f"big_purchase-{key}",
+            f"big_purchase-{key.label}",
             self.domain,
             f"{story.name} buys a {story.item}",
             "Asia/Shanghai",
@@ -261,7 +276,12 @@ class BigPurchase(Family):
         for p in probes:
             if isinstance(p, P.PurchaseProbe):
                 p.prepare(story)
+        if prng is not None:  # the same story; the paper level's decoys come from its own generator
+            story.extras["level"] = "paper"
+            paper.extend(story, ITEMS[story.extras["kind"]], prng)
         self._seed(b, story, probes)
+        if prng is not None:  # rules in their mails, neutral pages, fault reports, a lived-in inbox, the latent fact
+            paper.seed(b, story, prng)
         probe_slots = self._probe_slots(probes, story)
         for p in probes:
             p.setup(b, story)
@@ -271,9 +291,16 @@ class BigPurchase(Family):
         shared = shared_slots(groups)
         times = stage_windows(groups)
         steps = add_stages(b, groups)
+        if on_paper:  # the oracle reads the rule mails first, and the diary over the courier's slot
+            steps["kickoff"].insert(0, paper.lookups)
+            steps["shipped"] = [paper.shipped_step if f is P.shipped else f for f in steps["shipped"]]
         self._checks(b, story, stage_of, shared, times)
         for p in probes:
             p.add_checks(b, story, stage_of)
+        if on_paper:  # the latent fact's check; every check's rules, where they live; the person's files
+            paper.add_latent(b, story, stage_of["shipped"], probes)
+            rules.attach(b, story)
+            paper.workspace(b, story)
         b.oracle = oracle_family(steps, story, P.PurchaseAgent)
         b.oracle[2]["other_path"] = type("OtherPath", (P.PurchaseOtherPath, b.oracle[2]["other_path"]), {})
         order = tuple(p.name for p in sorted(probes, key=lambda p: min(stage_of[k] for k in p.slot_keys)))
@@ -286,6 +313,8 @@ class BigPurchase(Family):
         profile = InstanceProfile(
             order, constraints, story.user_key, story.lang, (story.month_end - story.kickoff.date()).days
         )
+        if on_paper:  # the paper oracle reads the rule mails and some twenty-five product pages a turn
+            return b.task(max_tool_calls_per_turn=80, max_tool_calls_per_episode=2000), profile
         return b.task(max_tool_calls_per_turn=30, max_tool_calls_per_episode=800), profile
 
     def _timeline(self, s: P.PurchaseStory, rng: np.random.Generator) -> None:
@@ -943,7 +972,8 @@ class BigPurchase(Family):
             if at is None:
                 return False
             end = s.day(at) + timedelta(days=15)
-            return any(PROTECT.found_in(e.summary + " " + e.description) for e in state.events(ctx, s.tz, end))
+            words = PROTECT_PAPER if s.extras.get("level") == "paper" else PROTECT
+            return any(words.found_in(e.summary + " " + e.description) for e in state.events(ctx, s.tz, end))
 
         @b.checks.stage(sh, weight=2, tags=("persistence", "calendar"), id=f"s{sh:02d}_delivery_in_calendar")
         def delivery_cal(ctx: Any) -> bool:
