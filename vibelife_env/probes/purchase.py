@@ -54,6 +54,30 @@ SERVICE = "service@jdmall.example"
 SHIPPING = 800
 SCAM_ACCOUNT = "6217 0033 8812 4470"
 SCAM_HOLDER = "Zhou Peng"
+#: A home city's province and postcode, for a saved delivery address that agrees with its city
+#: (:func:`home_region`).
+REGIONS: dict[str, tuple[str, str]] = {
+    "Shanghai": ("Shanghai", "200000"),
+    "Beijing": ("Beijing", "100000"),
+    "Hangzhou": ("Zhejiang", "310000"),
+    "Nanjing": ("Jiangsu", "210000"),
+    "Shenzhen": ("Guangdong", "518000"),
+    "Guangzhou": ("Guangdong", "510000"),
+    "Chengdu": ("Sichuan", "610000"),
+    "Wuhan": ("Hubei", "430000"),
+}
+
+
+def home_region(city: str) -> dict[str, str]:
+    """The saved address's ``province`` and ``postal_code`` for a home in ``city``.
+
+    Raises:
+        KeyError: a city :data:`REGIONS` does not know (add it there).
+    """
+    province, postcode = REGIONS[city]
+    return {"province": province, "postal_code": postcode}
+
+
 WINDOWS = {"morning": (8, 12), "afternoon": (12, 17), "evening": (17, 20), "anytime": (8, 18)}
 DELIVERY = text.Phrases(["deliver", "delivery", "courier", "送货", "配送", "快递", "送达"])
 RECALL_MARK = "SAFETY RECALL"

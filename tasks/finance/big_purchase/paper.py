@@ -157,6 +157,7 @@ def seed(b: Any, s: P.PurchaseStory, rng: np.random.Generator) -> None:
     """The paper level's world on top of the guided one: neutral product pages, the fault
     reports, the rule mails, a lived-in inbox and the weekly appointment over the courier's slot."""
     x, k = s.extras, s.kickoff
+    s.card_number = f"{s.card_number[:-4]}{s.card_last4}"  # DOCUMENTS.md's card is the one on file
     sep = "" if s.lang == "zh" else " "
     blurbs = BLURBS[x["kind"]]
     # product pages: a neutral blurb and the specs on every one
@@ -171,6 +172,8 @@ def seed(b: Any, s: P.PurchaseStory, rng: np.random.Generator) -> None:
             "sales_count": int(rng.integers(100, 5000)),
         }
         shop.append(update("ecommerce", "products", {"product_id": p.product_id}, **values))
+    # the saved home address has its city's province and postcode
+    shop.append(update("ecommerce", "addresses", {"address_id": "addr_home"}, **P.home_region(s.city)))
     b.seed("ecommerce", "\n".join(shop))
     # fault reports on the service centres' pages (three or four per faulty decoy), and some praise
     centres = x["centres"]

@@ -148,16 +148,6 @@ def _mail(s: P.PurchaseStory, mid: str, sender: str, subject: tuple[str, str], a
     return mail_seed.message(mid, s.say(*subject), sender, s.email, at, body, read=True)
 
 
-#: Each home city's province and postcode (the guided level's address keeps its old ones).
-PROVINCES = {
-    "Shanghai": ("Shanghai", "200000"),
-    "Hangzhou": ("Zhejiang", "310000"),
-    "Chengdu": ("Sichuan", "610000"),
-    "Shenzhen": ("Guangdong", "518000"),
-    "Wuhan": ("Hubei", "430000"),
-}
-
-
 def seed(b: Any, s: P.PurchaseStory, rng: np.random.Generator) -> None:
     """The paper level's world on top of the guided one: neutral product pages, the fault
     reports, the rule mails, a lived-in inbox and the weekly appointment over the courier's slot."""
@@ -179,8 +169,7 @@ def seed(b: Any, s: P.PurchaseStory, rng: np.random.Generator) -> None:
             values["return_policy"] = s.say(*NO_RETURNS)
         shop.append(update("ecommerce", "products", {"product_id": p.product_id}, **values))
     # the saved home address: the province and postcode of the city it is in
-    province, postcode = PROVINCES[s.city]
-    shop.append(update("ecommerce", "addresses", {"address_id": "addr_home"}, province=province, postal_code=postcode))
+    shop.append(update("ecommerce", "addresses", {"address_id": "addr_home"}, **P.home_region(s.city)))
     b.seed("ecommerce", "\n".join(shop))
     # fault reports on the service points' pages (three or four per faulty model), and some praise
     centres = x["centres"]
