@@ -361,7 +361,7 @@ def lookups(agent: Any, event_text: str) -> Any:
     """Kick-off (paper level): read the organiser's guide, the clinic's and the doctor's mails and
     the club's safety rules."""
     s = agent.story
-    yield from read(agent, f"water@{s.organiser_domain}", rules.guide_mail(s))
+    yield from read(agent, f"news@{s.organiser_domain}", rules.guide_mail(s))
     for mid, sender, _, _, _ in rule_mails(s, []):
         yield from read(agent, sender, mid)
     return []
