@@ -93,12 +93,7 @@ def paper_rng(key: InstanceKey) -> np.random.Generator:
 
 # ====================================================================== catalogues
 def _suit_ok(s: W.SwimStory, w: F.Shoe) -> bool:
-    return (
-        w.type == s.road
-        and s.size in w.skus
-        and w.missing != s.size
-        and w.price + F.SHIPPING <= s.budget * 100
-    )
+    return w.type == s.road and s.size in w.skus and w.missing != s.size and w.price + F.SHIPPING <= s.budget * 100
 
 
 def _hotel_ok(s: W.SwimStory, h: W.Hotel) -> bool:
@@ -115,17 +110,20 @@ def _suits(s: W.SwimStory, rng: np.random.Generator, thickness: list[tuple[int, 
         fails = SUIT_FAILS[j] if j < len(SUIT_FAILS) else SUIT_FAILS[int(rng.integers(0, len(SUIT_FAILS)))]
         kind = str(rng.choice(others)) if "thickness" in fails else s.road
         price = (
-            cap + int(rng.integers(6, 40)) * 1000 if "over" in fails else int(rng.integers(int(low * 0.8), cap)) // 100 * 100
+            cap + int(rng.integers(6, 40)) * 1000
+            if "over" in fails
+            else int(rng.integers(int(low * 0.8), cap)) // 100 * 100
         )
         brand = BRANDS[j % len(BRANDS)]
         model = f"{'ACEGKMRTVX'[int(rng.integers(0, 10))]}{int(rng.integers(2, 9))}{j}"
         i = 6 + j
-        w = F.Shoe(f"prd_ws_{i}", brand, f"{brand} {model} wetsuit ({kind})", int(price), kind, f"decoy:{'+'.join(fails)}")
+        w = F.Shoe(
+            f"prd_ws_{i}", brand, f"{brand} {model} wetsuit ({kind})", int(price), kind, f"decoy:{'+'.join(fails)}"
+        )
         w.model = model
-        sizes = (s.size + 2, s.size + 4) if "sizes" in fails and s.size < 50 else (s.size - 2, s.size)
-        sizes = (s.size - 4, s.size - 2) if "sizes" in fails and s.size >= 50 else sizes
-        if "sizes" not in fails:
-            sizes = (s.size - 2, s.size, s.size + 2)
+        sizes: tuple[float, ...] = (s.size - 2, s.size, s.size + 2)
+        if "sizes" in fails:  # made only in other sizes
+            sizes = (s.size + 2, s.size + 4) if s.size < 50 else (s.size - 4, s.size - 2)
         for k, size in enumerate(sizes):
             w.skus[size] = f"sku_ws_{i}_{k}"
         if "stock" in fails:
@@ -216,11 +214,11 @@ def rule_mails(s: W.SwimStory, thickness: list[tuple[int, str]]) -> list[tuple[s
             k - timedelta(days=12, hours=2),
             sep.join(
                 [
-                    s.say(
-                        "Thanks for asking about a certificate for your swim.", "感谢咨询游泳赛事的体检证明。"
-                    ),
+                    s.say("Thanks for asking about a certificate for your swim.", "感谢咨询游泳赛事的体检证明。"),
                     said["clinic"],
-                    s.say("No need to call ahead; just come at the time you put down.", "无需提前致电，按约定时间来即可。"),
+                    s.say(
+                        "No need to call ahead; just come at the time you put down.", "无需提前致电，按约定时间来即可。"
+                    ),
                 ]
             ),
         ),
