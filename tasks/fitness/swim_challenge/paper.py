@@ -232,6 +232,7 @@ def rule_mails(s: W.SwimStory, thickness: list[tuple[int, str]]) -> list[tuple[s
                     s.say("Your results are fine and you can train for the swim.", "检查结果正常，可以为比赛训练。"),
                     said["thresholds"],
                     said["no_medicine"],
+                    s.say("Best wishes, Dr. Qian", "祝好，钱医生"),
                 ]
             ),
         ),

@@ -237,8 +237,9 @@ def person(s: SwimStory) -> dict[str, Rule]:
         Rule("ledger", LEDGER),
         Rule(
             "tell",
-            "Tell me whatever you change or cancel without me, any bad reading and any weather alert for a training "
-            "day, with the day and the reading or the new place and time.",
+            "Tell me whatever you change or cancel without me, any weather alert for a training day, and any bad "
+            "reading together with what my doctor advises about it, with the day and the reading or the new place "
+            "and time.",
         ),
         Rule(
             "costs",
