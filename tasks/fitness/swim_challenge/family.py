@@ -11,6 +11,14 @@ bad health readings (resting heart rate, sleep, blood pressure: cancel, inform, 
 never prescribe), a storm outlook that becomes a warning, a heat warning over an open-water swim, the organiser's closing reminder, a wind
 alert at the lake and a safety-kayak buddy who cannot come (both send the open-water session to
 the pool, see :mod:`vibelife_env.probes.openwater`).
+
+Two levels (``gym.make(..., level="guided" | "paper")``), one story per seed: ``guided`` states
+every rule a check enforces in the workspace, as a checklist; ``paper`` (the default,
+:mod:`.paper`) keeps in the workspace what the swimmer tells an assistant and puts the domain rules
+in the organiser's athlete guide, the clinic's mail, the open-water club's safety rules and the
+sports doctor's advice; it plants a latent fact (out-of-town work days inside the certificate
+window), and makes the mailbox, the shop and the hotel site lived in; every check records its
+rules and where they live (:mod:`.rules`).
 """
 
 from __future__ import annotations
@@ -21,6 +29,7 @@ from typing import Any, cast
 import numpy as np
 
 from vibelife_env.checks import state, text
+from vibelife_env.checks.kinds import require_stated
 from vibelife_env.clock import get_zone
 from vibelife_env.families import Family, InstanceKey, InstanceProfile, TaskBuilder
 from vibelife_env.probes import cycling as C
@@ -34,6 +43,8 @@ from vibelife_env.services.calendar import seed as cal_seed
 from vibelife_env.services.email import seed as mail_seed
 from vibelife_env.services.notion import seed as notion_seed
 from vibelife_env.task.loader import Task
+
+from . import paper, rules
 
 PEOPLE = ["Mei Lin", "Tao Zhang", "Yan Guo", "Bo Han", "Xiu Deng", "Kai Luo", "Ning Feng", "Jia Tang", "Shan Hu"]
 HOMES = {"Shanghai": (31.23, 121.47), "Hangzhou": (30.27, 120.15), "Wuhan": (30.59, 114.31), "Nanjing": (32.06, 118.80)}
@@ -73,6 +84,7 @@ class SwimChallenge(Family):
     name = "swim_challenge"
     title = "Preparing for an open-water crossing: plan, health, weather, wetsuit, entry, certificate and stay"
     heldout = True
+    levels = ("guided", "paper")
 
     # ================================================================ story
     def story(self, rng: np.random.Generator) -> W.SwimStory:
@@ -228,19 +240,35 @@ class SwimChallenge(Family):
     def build(self, rng: np.random.Generator, key: InstanceKey) -> tuple[Task, InstanceProfile]:
         """One instance: story, world, timeline, checks and the reference policy."""
         s = self.story(rng)
+        on_paper = key.level == "paper"
+        prng = paper.paper_rng(key) if on_paper else None
+        if prng is not None:  # the same story; the paper level's own draws come from its own generator
+            paper.extend(s, prng, THICKNESS)
         probes = self._probes(rng, s)
         b = TaskBuilder(
-            self.root, f"swim_challenge-{key}", self.domain, f"{s.name} swims {s.race}", "Asia/Shanghai", s.name
+            self.root, f"swim_challenge-{key.label}", self.domain, f"{s.name} swims {s.race}", "Asia/Shanghai", s.name
         )
         self._seed(b, s)
+        if prng is not None:  # rules in their mails, a lived-in inbox, the latent fact
+            paper.seed(b, s, prng, THICKNESS)
+        else:
+            self._workspace(b, s)
         timeline = self._skeleton(s)
         for p in probes:
             timeline += p.place(s, self._window(p, s))
         groups = stage_groups(timeline)
         steps, stage_of = add_stages(b, groups), stage_index(groups)
+        if on_paper:  # the oracle reads the rule mails first, and the diary before booking the check
+            steps["kickoff"].insert(0, paper.lookups)
+            steps["entries_note"].insert(0, paper.window_look)
         self._checks(b, s, stage_of)
         for p in probes:
             p.add_checks(b, s, stage_of)
+        if on_paper:  # the latent fact's check; every check's rules, where they live
+            paper.add_latent(b, s, len(groups) - 1)
+            rules.attach(b, s, THICKNESS)
+            paper.workspace(b, s)
+            require_stated(b.root, b.files, b.checks.rules.values())
         # cycling's oracle is annotated for a CyclingStory but only hands the story on (any race story does)
         b.oracle = C.oracle(steps, cast(Any, s))
         planted = (
@@ -255,6 +283,8 @@ class SwimChallenge(Family):
         profile = InstanceProfile(
             C.probe_order(probes, stage_of), planted, s.name, s.lang, (s.race_day - s.kickoff.date()).days + 1
         )
+        if on_paper:  # the paper oracle reads the rule mails, some twenty wetsuits and fifteen hotels
+            return b.task(max_tool_calls_per_turn=80, max_tool_calls_per_episode=2000), profile
         return b.task(max_tool_calls_per_turn=30, max_tool_calls_per_episode=800), profile
 
     def _probes(self, rng: np.random.Generator, s: W.SwimStory) -> list[Probe]:
@@ -306,7 +336,9 @@ class SwimChallenge(Family):
                 f"news@{s.organiser_domain}",
                 s.email,
                 s.kickoff - timedelta(days=3),
-                s.say(
+                paper.guide_body(s, THICKNESS)
+                if s.extras.get("level") == "paper"
+                else s.say(
                     f"{s.race} is on {s.race_day.isoformat()}. Expected water temperature: {s.extras['water']} °C, so "
                     "wetsuits are compulsory. Entries open soon; the fee is paid only to the committee's account "
                     f"({s.organiser}). Every swimmer needs a medical certificate dated no more than "
@@ -368,7 +400,6 @@ class SwimChallenge(Family):
             F.account_sql("oa_race", s.race, "sport", "Official account of the swim organiser", "2026-01-05T00:00:00Z"),
         )
         b.use(*SERVICES)
-        self._workspace(b, s)
 
     def _workspace(self, b: TaskBuilder, s: W.SwimStory) -> None:
         x = s.extras
@@ -978,7 +1009,8 @@ def register(agent: Any, event_text: str):
     yield agent.call("notification_hub__get_account_feed", account_id="oa_race", limit=5)
     paid = yield from _enter(agent)
     begin = s.at(s.race_day, s.extras["start_at"].hour, s.extras["start_at"].minute)
-    check = s.at(W.medical_day(s, agent.rank), 10)
+    pick = paper.medical_day if s.extras.get("level") == "paper" else W.medical_day
+    check = s.at(pick(s, agent.rank), 10)
     made = yield agent.calls(
         [
             (
