@@ -119,12 +119,38 @@ _PART_BREAK = re.compile(
 def parts(text: str) -> list[str]:
     """The parts of ``text`` an option is judged in (sentences, split at clause breaks but not at
     colons, nor at a comma that goes on with examples: "I left out trains outside your rules,
-    such as G9982" is one part).
+    such as G9982" is one part, nor inside brackets: in "lst_84716 ('Maple Court', 4,700 CNY)
+    excluded" the aside's commas do not cut the listing off from its verdict).
 
     >>> parts("I left out S3: it clashes. S1 works, so book it.")
     ['I left out S3: it clashes.', 'S1 works', 'book it.']
+    >>> parts("B2 (Maple Court, 4,700) excluded: a re-post, no agency.")
+    ['B2 (Maple Court, 4,700) excluded: a re-post', 'no agency.']
     """
-    return [p.strip() for sentence in sentences(text) for p in _PART_BREAK.split(sentence) if p.strip()]
+    return [p.strip() for sentence in sentences(text) for p in _split_outside_brackets(sentence) if p.strip()]
+
+
+_OPEN, _CLOSE = "([{（【", ")]}）】"
+
+
+def _split_outside_brackets(sentence: str) -> list[str]:
+    """``sentence`` split at the clause breaks of :data:`_PART_BREAK` that are not inside brackets
+    (an unclosed bracket holds to the end of the sentence; a stray closing one is ignored)."""
+    depth, inside = 0, []
+    for ch in sentence:
+        if ch in _OPEN:
+            depth += 1
+        elif ch in _CLOSE and depth:
+            depth -= 1
+        inside.append(depth > 0)
+    out, start = [], 0
+    for m in _PART_BREAK.finditer(sentence):
+        if m.start() < len(inside) and inside[m.start()]:
+            continue
+        out.append(sentence[start : m.start()])
+        start = m.end()
+    out.append(sentence[start:])
+    return out
 
 
 _LABEL = re.compile(r"^[\s>*_-]*([^:：\n]{1,60})[:：]")
