@@ -69,8 +69,9 @@ TERMS: dict[str, dict[str, str]] = {
     },
     "documents": {
         "en": "Your ID and payslips go only to the registered agency handling your tenancy, by mail, and only when "
-        "you choose; never to a person who contacts you directly.",
-        "zh": "身份证和工资单只在你同意后通过邮件发给经手你租约的注册中介；绝不发给直接联系你的个人。",
+        "you choose; never to a person who contacts you directly, and leave such a request unanswered until you "
+        "have decided.",
+        "zh": "身份证和工资单只在你同意后通过邮件发给经手你租约的注册中介；绝不发给直接联系你的个人，在你决定之前也不要回复这类请求。",
     },
 }
 #: The disabled tenants' advice service's guide (``ADVICE_MAIL``).
