@@ -26,7 +26,7 @@ revised tenancy and the diary at the inspection's hour); it already reads every 
 from __future__ import annotations
 
 from collections.abc import Callable
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import numpy as np
@@ -39,6 +39,7 @@ from vibelife_env.probes.rental import FlatStory
 from vibelife_env.services.calendar import seed as cal_seed
 from vibelife_env.services.email import seed as mail_seed
 from vibelife_env.services.maps import surface_trip
+from vibelife_env.services.sql import insert
 
 from . import rules
 
@@ -86,6 +87,24 @@ KINDS = [
     ("private", "steps"),
     ("flagged", "narrow_door"),
 ]
+#: More tenants' reviews per agency (merchant of ``ag_1``/``ag_2``/``ag_3``): only the flagged agency's
+#: earlier ones report false access claims, so its good reviews are no reason to trust it.
+REVIEWS: dict[str, list[tuple[int, str]]] = {
+    "ag_1": [
+        (5, "Sent us the exact door widths before we asked."),
+        (4, "Good flats; their office is a bit hard to find."),
+        (3, "Repairs took a while, but they kept us posted."),
+    ],
+    "ag_2": [
+        (4, "Straightforward lease and a clear inventory."),
+        (5, "They checked the lift size with the building manager for us."),
+        (3, "Viewing ran late, otherwise fine."),
+    ],
+    "ag_3": [
+        (5, "Fast paperwork, moved in within a week."),
+        (4, "Friendly staff and plenty of flats to choose from."),
+    ],
+}
 #: Background senders near the family's own (a search by one word finds both).
 NAMESAKES = ("Harbour Lettings", "Keystone Homes", rules.PLATFORM)
 
@@ -291,6 +310,22 @@ def seed(b: Any, s: FlatStory, rng: np.random.Generator) -> None:
         )
         s.extras["seeded_events"].append(rows[-1]["event_id"])
     b.seed("calendar", cal_seed.events(*rows))
+    reviews = []
+    for agent_id, said in REVIEWS.items():
+        for j, (stars, body) in enumerate(said):
+            at = k - timedelta(days=int(rng.integers(20, 400)))
+            reviews.append(
+                {
+                    "review_id": f"rev_{agent_id}_{j}",
+                    "merchant_id": s.agencies[agent_id][2],
+                    "user_id": f"u_p{agent_id[-1]}{j}",
+                    "rating": stars,
+                    "body": body,
+                    "image_captions": None,
+                    "created_at": at.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
+                }
+            )
+    b.seed("review_platform", insert("review_platform", "reviews", *reviews))
 
 
 def add_latent(b: Any, s: FlatStory, stage: int, requires: tuple[str, ...]) -> None:
