@@ -12,7 +12,9 @@ were):
   title or blurb labels a decoy (nor states an access claim: the details do);
 - **rules where a renter learns them** (:mod:`.rules`): the platform's terms mail, a disabled
   tenants' advice service's guide, the city housing office's mail on deposits, the review site's
-  guidelines (:func:`seed`); each agency's own mail gives its lettings address;
+  guidelines (:func:`seed`); each agency's own mail gives its lettings address, and each agency has
+  more tenants' reviews (the flagged one's older reviews are good, its recent ones report false
+  access claims: the reviews are read, not the rating);
 - **a latent fact**: the revised tenancy fixes a move-in inspection at the flat, in person, at an
   hour a weekly class across town already holds in the calendar (:func:`inspection_note`, :func:`seed`);
 - **a lived-in mailbox** of 60-100 mails at reset (:func:`~vibelife_env.probes.inbox.background`,
