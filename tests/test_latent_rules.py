@@ -143,3 +143,36 @@ def test_raised_takes_an_appointment_s_short_and_chinese_names() -> None:
     assert badminton.holds(_ctx("时间冲突：您日历上今天 13:30–15:30 有羽毛球俱乐部，那段时间家里得有人。"))
     assert badminton.holds(_ctx("The roofer comes at 14:00, but you'll be in town at badminton then."))
     assert not badminton.holds(_ctx("The roofer comes at 14:00."))
+
+
+AWAY = Raised(
+    stage=2,
+    weight=2,
+    label="delivery_clash_raised",
+    what="the delivery slot's clash with the Client visit in Hangzhou",
+    names=("Client visit in Hangzhou",),
+)
+
+
+@pytest.mark.parametrize(
+    "reply",
+    [
+        "The courier's slot of 17 Feb morning clashes with your all-day client visit, so I moved it to the 18th.",
+        "You will be away in Hangzhou that day: I moved the delivery to the 18th afternoon.",
+        "It clashes with the Client visit in Hangzhou; moved to the 18th.",
+    ],
+)
+def test_raised_takes_a_diary_entry_by_what_it_is_or_where(reply: str) -> None:
+    """A reply names "Client visit in Hangzhou" as a person would: "your client visit", "in Hangzhou"."""
+    assert AWAY.holds(_ctx(reply))
+
+
+def test_a_diary_titles_parts_are_only_what_a_person_would_name_it_by() -> None:
+    from vibelife_env.checks.kinds import title_parts
+
+    assert title_parts("Client visit in Hangzhou") == ("Client visit", "Hangzhou")
+    assert title_parts("Business trip to Chengdu") == ("Business trip", "Chengdu")
+    assert title_parts("出差：成都") == ("出差", "成都")
+    assert title_parts("Visit at home") == ()  # one loose word, a common noun: nothing beyond the title
+    assert title_parts("Physiotherapy session") == ()
+    assert not AWAY.holds(_ctx("The delivery moved to the 18th; I visit the client list weekly."))

@@ -26,6 +26,7 @@ a merchant's mail, a statute; the check stays the same object.
 
 from __future__ import annotations
 
+import re
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -384,6 +385,28 @@ APPOINTMENT_ALIASES: dict[str, tuple[str, ...]] = {
 }
 
 
+#: Where a diary title names what and where ("Client visit in Hangzhou", "出差：成都").
+_TITLE_PARTS = re.compile(r"\s+(?:in|at|to)\s+|\s*[:：]\s*")
+
+
+def title_parts(title: str) -> tuple[str, ...]:
+    """The names a reply may give a diary entry by, besides its title: what it is and where, as in
+    "your client visit" or "you are in Hangzhou" for "Client visit in Hangzhou" (a part of one
+    Latin word alone, such as "Visit", is too loose to count; a CJK part of two characters is not)."""
+    pieces = [p.strip() for p in _TITLE_PARTS.split(title, maxsplit=1)]
+    if len(pieces) < 2:
+        return ()
+    what, where = pieces
+
+    def cjk(p: str) -> bool:
+        return re.search(r"[\u4e00-\u9fff]", p) is not None and len(p) >= 2
+
+    out = [what] if len(what.split()) >= 2 or cjk(what) else []
+    if cjk(where) or (where[:1].isupper() and where.lower() not in ("home", "the office", "work")):
+        out.append(where)  # a place's name ("Hangzhou", "成都"), not a common noun
+    return tuple(out)
+
+
 @dataclass(frozen=True, kw_only=True)
 class Raised(Kind):
     """The reply of the stage raises something with the user: a sentence names it (any of
@@ -406,7 +429,8 @@ class Raised(Kind):
         assert self.stage is not None
         phrases = self.phrases if self.phrases is not None else text.CLASH
         first = self.stage if self.since is None else self.since
-        names = [*self.names, *(a for n in self.names for a in APPOINTMENT_ALIASES.get(n.lower(), ()))]
+        own = [*self.names, *(p for n in self.names for p in title_parts(n))]
+        names = [*own, *(a for n in own for a in APPOINTMENT_ALIASES.get(n.lower(), ()))]
         named_any = False
         for stage in range(first, self.stage + 1):
             said = text.sentences(ctx.reply(stage))

@@ -331,6 +331,29 @@ def written_in_stage(ctx: Any, stage: int) -> str:
     )
 
 
+def touched_in_stage(ctx: Any, stage: int) -> str:
+    """What the notes the agent wrote to in a stage hold after it: the text of those writes and the
+    whole of every workspace file and Notion page they touched. A weekly review that adds "all
+    three still submitted" to a tracker whose table lists the companies has brought that tracker,
+    companies and all, up to date."""
+    calls = [
+        c
+        for c in ctx.trace(stage)
+        if c["ok"] and c["server"] in ("notion", "workspace") and not state.read_only(c["name"])
+    ]
+    paths = sorted({str((c.get("args") or {}).get("path")) for c in calls if c["server"] == "workspace"})
+    ids = {
+        str(v)
+        for c in calls
+        if c["server"] == "notion"
+        for k, v in (c.get("args") or {}).items()
+        if k in ("block_id", "page_id")
+    }
+    files = [ctx.file(p) for p in paths if p in ctx.files]
+    pages = [p.text for p in state.notion_pages(ctx) if p.key in ids]
+    return "\n".join([written_in_stage(ctx, stage), *files, *pages])
+
+
 def mentions_slot(t: str, at: datetime) -> bool:
     """A text gives a slot's date and time."""
     return text.mentions_date(t, at.date()) and text.mentions_time(t, at.time())
@@ -1465,4 +1488,6 @@ __all__ = [
     "noted",
     "place_row",
     "remote_in",
+    "touched_in_stage",
+    "written_in_stage",
 ]

@@ -27,6 +27,7 @@ where they live (:mod:`.rules`).
 from __future__ import annotations
 
 import json
+import re
 from datetime import date, datetime, time, timedelta
 from typing import Any
 
@@ -946,10 +947,10 @@ account `{s.account}` (user `{s.user_key}`).
                     idx, weight=2, tags=("persistence",), id=f"s{idx:02d}_review_tracker_{key}", requires=(jobs.RUN,)
                 )
                 def review(ctx: Any, idx: int = idx) -> bool:
-                    """The weekly review brought the tracker up to date: a note written in the stage
-                    names every company applied to so far."""
+                    """The weekly review brought the tracker up to date: the stage wrote to a note,
+                    and that note names every company applied to so far."""
                     roles = {a["company_id"] for a in jobs.applications(ctx, s)}
-                    wrote = jobs.written_in_stage(ctx, idx)
+                    wrote = jobs.touched_in_stage(ctx, idx)
                     return all(co.named_in(wrote) for co in s.companies if co.company_id in roles)
 
             if key.startswith("question_"):
@@ -1103,7 +1104,9 @@ account `{s.account}` (user `{s.user_key}`).
                     "SELECT target, condition_json FROM subscriptions WHERE source = 'job_board' AND status = 'active'",
                 )
                 texts = [r["query_json"] for r in rows] + [f"{x['target']} {x['condition_json']}" for x in subs]
-                return any((s.field_key in t or s.field_zh in t or s.field_en.lower() in t.lower()) for t in texts)
+                # the field by any of its names, or its core word alone ("后端" for 后端工程师, "backend")
+                terms = {s.field_key, s.field_en.lower(), s.field_zh, re.sub(r"(工程师|经理)$", "", s.field_zh)}
+                return any(term in t.lower() for t in texts for term in terms)
             if what == "coffee":
                 at = s.extras["coffee"]
                 return any(e.start == at and e.end - e.start == timedelta(hours=1) for e in state.events(ctx, s.tz))

@@ -268,17 +268,10 @@ def add_latent(b: Any, s: P.PurchaseStory, stage: int, probes: list[Any]) -> Non
         weight=2,
         label="delivery_clash_raised",
         what=f"the delivery slot's clash with the {s.extras['away']}",
-        names=(s.extras["away"], *_place(s.extras["away"])),
+        names=(s.extras["away"],),  # its what and where count too (kinds.title_parts)
         tags=("planning", "calendar"),
         rule=rules.latent(s),
     ).add(b.checks)
-
-
-def _place(title: str) -> tuple[str, ...]:
-    """Where an appointment titled "Client visit in Hangzhou" is: a reply may name it by the place
-    ("you are in Hangzhou that day")."""
-    _, sep, where = title.partition(" in ")
-    return (where.strip(),) if sep and where.strip() else ()
 
 
 # ====================================================================== workspace

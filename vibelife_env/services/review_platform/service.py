@@ -13,7 +13,8 @@ are local wall-clock ``YYYY-MM-DDTHH:MM:SS``.
 
 Writing a review updates the merchant's aggregate: seeds often carry a platform-wide
 ``review_count`` larger than the reviews stored here, so the new review is folded into
-that aggregate (or into the stored reviews when they outnumber it).
+that aggregate (or into the stored reviews when they outnumber it). A merchant's summary never
+shows fewer reviews than ``list_reviews`` returns: its ``review_count`` is the larger of the two.
 
 Error codes come from the shared vocabulary (:data:`vibelife_env.errors.ERROR_CODES`): the
 upper-case form of the SPEC's, with every argument error ``BAD_ARG`` (the SPEC's ``BAD_CATEGORY``,
@@ -81,7 +82,7 @@ class ReviewPlatformService(Service):
         if min_rating is not None and not 0 <= min_rating <= 5:
             raise ToolError("BAD_ARG", f"min_rating must be between 1.0 and 5.0, got {min_rating}")
         limit = _clamp_limit(limit, 100)
-        sql = "SELECT * FROM merchants WHERE category = ?"
+        sql = f"SELECT *, {_LISTED} FROM merchants WHERE category = ?"
         params: list[Any] = [category]
         for column, value in (("city", city), ("area", area), ("price_band", price_band)):
             if value:
@@ -115,7 +116,7 @@ class ReviewPlatformService(Service):
         """
         _check_category(category)
         limit = _clamp_limit(limit, 50)
-        sql = "SELECT * FROM merchants WHERE category = ?"
+        sql = f"SELECT *, {_LISTED} FROM merchants WHERE category = ?"
         params: list[Any] = [category]
         if area:
             sql += " AND area = ?"
@@ -391,7 +392,8 @@ class ReviewPlatformService(Service):
         """
         _require_text("user_id", user_id)
         rows = self.query(
-            "SELECT m.*, s.saved_at FROM saved_merchants s JOIN merchants m ON m.merchant_id = s.merchant_id "
+            f"SELECT m.*, {_LISTED.replace('merchants.', 'm.')}, s.saved_at FROM saved_merchants s "
+            "JOIN merchants m ON m.merchant_id = s.merchant_id "
             "WHERE s.user_id = ? ORDER BY s.saved_at DESC, m.merchant_id ASC",
             (user_id,),
         )
@@ -400,7 +402,7 @@ class ReviewPlatformService(Service):
     # ------------------------------------------------------------------ helpers
     def _merchant_row(self, merchant_id: str) -> dict[str, Any]:
         return self.require(
-            "SELECT * FROM merchants WHERE merchant_id = ?",
+            f"SELECT *, {_LISTED} FROM merchants WHERE merchant_id = ?",
             (merchant_id,),
             "MERCHANT_NOT_FOUND",
             f"no merchant {merchant_id!r}",
@@ -468,6 +470,10 @@ def _str_list(raw: Any) -> list[str]:
     return [t.strip() for t in text.split(",") if t.strip()]
 
 
+#: The reviews stored for a merchant row (``n_listed``), for a count that agrees with ``list_reviews``.
+_LISTED = "(SELECT COUNT(*) FROM reviews v WHERE v.merchant_id = merchants.merchant_id) AS n_listed"
+
+
 def _merchant_summary(row: dict[str, Any]) -> dict[str, Any]:
     return {
         "merchant_id": row["merchant_id"],
@@ -476,7 +482,7 @@ def _merchant_summary(row: dict[str, Any]) -> dict[str, Any]:
         "city": row["city"],
         "area": row["area"],
         "rating": round(int(row["rating_tenths"]) / 10, 1),
-        "review_count": int(row["review_count"]),
+        "review_count": max(int(row["review_count"]), int(row.get("n_listed") or 0)),
         "avg_price_minor": int(row["avg_price_minor"]),
         "price_band": row["price_band"],
         "has_private_room": bool(row["has_private_room"]),
