@@ -170,7 +170,6 @@ def seed_mail(b: Any, s: ex.ExamStory, rng: np.random.Generator, theory: tuple[s
         return sep.join(w[key].text for key in keys)
 
     firm, clinic, company = x["firm"], x["clinic"], x["rental_company"]
-    months = int(x["eye_months"])
     own = [
         (
             texts.SESSIONS_MAIL,
@@ -247,7 +246,10 @@ def seed_mail(b: Any, s: ex.ExamStory, rng: np.random.Generator, theory: tuple[s
             say(f"{s.short} Learner Club: road test tips this weekend", f"{s.short}学员俱乐部：本周末路考经验分享"),
             f"news@{slug}-driving-club.example",
             k - timedelta(days=11, hours=1),
-            say("Join our free talk on road test nerves and how to beat them.", "欢迎参加我们关于克服路考紧张的免费分享会。"),
+            say(
+                "Join our free talk on road test nerves and how to beat them.",
+                "欢迎参加我们关于克服路考紧张的免费分享会。",
+            ),
         ),
     ]
     mails = [mail_seed.mailbox(s.email, s.name)]

@@ -76,7 +76,9 @@ def world(s: ex.ExamStory) -> dict[str, Rule]:
         "duplicate": {},
     }
     home = {
-        **dict.fromkeys(("eligible", "pass_mark", "register_how", "photo_spec", "fee", "one_session"), texts.SESSIONS_MAIL),
+        **dict.fromkeys(
+            ("eligible", "pass_mark", "register_how", "photo_spec", "fee", "one_session"), texts.SESSIONS_MAIL
+        ),
         **dict.fromkeys(("doors", "bring", "changes", "no_sale", "letter_late", "licence"), texts.OFFICE_MAIL),
         "results_by": texts.JOB_MAIL,
         **dict.fromkeys(("mocks", "drive"), texts.COACH_MAIL),

@@ -61,8 +61,9 @@ WORLD: dict[str, Text] = {
         "签到开始即关闭大门，迟到考生不予考试：请至少在签到前 {buffer} 分钟到达考场。",
     ),
     "bring": Text(
-        "Bring your printed appointment letter and your ID card; without both you cannot sit the test.",
-        "请携带打印好的考试预约单和身份证；两者缺一不得参加考试。",
+        "Bring your printed appointment letter (the admission ticket we mail you) and your ID card; without both you "
+        "cannot sit the test.",
+        "请携带打印好的考试预约单（即我们邮寄给您的准考证）和身份证；两者缺一不得参加考试。",
     ),
     "changes": Text(
         "If a session's test centre or check-in time changes, we post it on our official account, not by mail: look "
@@ -70,14 +71,13 @@ WORLD: dict[str, Text] = {
         "如场次的考场或签到时间有变，我们会在官方账号上发布，不另发邮件：出发前请查看。",
     ),
     "no_sale": Text(
-        "We never sell test slots, fast tracks or passes, and we ask for your ID number only when you book, at "
-        "{addr}.",
+        "We never sell test slots, fast tracks or passes, and we ask for your ID number only when you book, at {addr}.",
         "我们从不出售考位、快速通道或“保过”，也只在预约时通过 {addr} 索取您的身份证号。",
     ),
     "letter_late": Text(
-        "Appointment letters are mailed about five days before the test; if yours has not come, write to {addr} with "
-        "your name and session code.",
-        "考试预约单约在考前五天通过邮件寄出；如未收到，请写明姓名和场次代码发邮件至 {addr}。",
+        "Appointment letters (admission tickets) are mailed about five days before the test; if yours has not "
+        "come, write to {addr} with your name and session code.",
+        "考试预约单（准考证）约在考前五天通过邮件寄出；如未收到，请写明姓名和场次代码发邮件至 {addr}。",
     ),
     "licence": Text(
         "If you pass, you can collect your licence at the office from {days} days after the results day.",
@@ -195,8 +195,8 @@ PERSON: dict[str, tuple[str, Text]] = {
         "AGENTS.md",
         Text(
             "Keep my practice plan in my notes: the session, the pass mark, the mock test dates, every mock score my "
-            "instructor reports, the appointment letter's number once it comes, and anything you look up for me.",
-            "把我的练车计划记在笔记里：场次、及格线、模拟路考日期、教练报给我的每次模拟分数、收到后的考试预约单编号，以及你帮我查到的信息。",
+            "instructor reports, the admission ticket's number once it comes, and anything you look up for me.",
+            "把我的练车计划记在笔记里：场次、及格线、模拟路考日期、教练报给我的每次模拟分数、收到后的准考证编号，以及你帮我查到的信息。",
         ),
     ),
     "calendar": (
