@@ -66,15 +66,13 @@ def extend(s: ex.ExamStory, rng: np.random.Generator, probes: list[Probe]) -> No
     x["clinic"] = texts.CLINICS[int(rng.integers(0, len(texts.CLINICS)))]
     en, zh = texts.WEEKLY[int(rng.integers(0, len(texts.WEEKLY)))]
     x["weekly"] = zh if s.lang == "zh" else en
-    # the briefing: a weekday evening of the test week whose weekday no retake slot or seeded
-    # evening falls on (the weekly appointment repeats on it for five weeks)
-    taken = {a.date() for p in probes for _, a, _ in getattr(p, "table", ())}
-    if x.get("retake_clash") is not None:
-        taken.add(x["retake_clash"].date())
+    # the briefing: a weekday evening of the test week whose weekday takes the fewest bookable
+    # retake slots (the weekly appointment repeats on it for five weeks; a slot on its evening is
+    # busy), none where one can
+    open_slots = [a.date() for p in probes for _, a, n in getattr(p, "table", ()) if n > 0 and a.date() < s.exam_day]
     week = [s.exam_day - timedelta(days=n) for n in (5, 4, 3, 2)]
     days = [week[int(i)] for i in rng.permutation(len(week))]
-    free = [d for d in days if not any(d + timedelta(weeks=w) in taken for w in range(-3, 2))]
-    day = (free or days)[0]
+    day = min(days, key=lambda d: sum(d + timedelta(weeks=w) in open_slots for w in range(-3, 2)))
     x["briefing"] = s.at(day, 19, 0)
     _cars(s, rng)
 
