@@ -23,6 +23,15 @@ centre), mock conflict, deposit charged twice, appointment-letter chase, late ti
 the test-day weather question, the eye-certificate question, the failed second theory part with
 its retake window (one slot clashes with a seeded weekday dinner, one is full, one is after the
 road test).
+
+Two levels (``gym.make(..., level="guided" | "paper")``), one story per seed: ``guided`` states
+every rule a check enforces in USER.md and AGENTS.md, as a checklist (its instances are the
+certification engine's, byte for byte); ``paper`` (the default, :meth:`DrivingTest._build_paper`
+and :mod:`.paper`) keeps in the workspace what the learner tells an assistant and puts the domain
+rules in the test office's booking mail and rules for candidates, the delivery firm's welcome
+mail, the instructor's plan, the car desk's, the eye clinic's and the card issuer's mails, plants
+a latent fact (a compulsory briefing over a weekly appointment at home), and makes the mailbox and
+the car catalogue lived in; every check records its rules and where they live (:mod:`.rules`).
 """
 
 from __future__ import annotations
