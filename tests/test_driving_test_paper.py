@@ -178,7 +178,8 @@ def _latent_run(where: dict[str, Any], raise_it: bool) -> dict[str, Any]:
     env = gym.make(ENV, level="paper", **where)
     try:
         task = base_env(env).task
-        oracle = task.oracle[0]
+        assert task.oracle is not None
+        oracle: Any = task.oracle[0]
         confirm = oracle.steps["reg_confirm"][0]
 
         def quiet_about_it(agent: Any, text: str):
