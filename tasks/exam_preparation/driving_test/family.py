@@ -23,6 +23,15 @@ centre), mock conflict, deposit charged twice, appointment-letter chase, late ti
 the test-day weather question, the eye-certificate question, the failed second theory part with
 its retake window (one slot clashes with a seeded weekday dinner, one is full, one is after the
 road test).
+
+Two levels (``gym.make(..., level="guided" | "paper")``), one story per seed: ``guided`` states
+every rule a check enforces in USER.md and AGENTS.md, as a checklist (its instances are the
+certification engine's, byte for byte); ``paper`` (the default, :meth:`DrivingTest._build_paper`
+and :mod:`.paper`) keeps in the workspace what the learner tells an assistant and puts the domain
+rules in the test office's booking mail and rules for candidates, the delivery firm's welcome
+mail, the instructor's plan, the car desk's, the eye clinic's and the card issuer's mails, plants
+a latent fact (a compulsory briefing over a weekly appointment at home), and makes the mailbox and
+the car catalogue lived in; every check records its rules and where they live (:mod:`.rules`).
 """
 
 from __future__ import annotations
@@ -33,18 +42,21 @@ from typing import Any
 
 import numpy as np
 
-from vibelife_env.families import InstanceKey, InstanceProfile
+from vibelife_env.checks.kinds import require_stated
+from vibelife_env.families import InstanceKey, InstanceProfile, TaskBuilder
 from vibelife_env.probes import cert_skeleton as pc
 from vibelife_env.probes import certs as ce
 from vibelife_env.probes import driving as dr
 from vibelife_env.probes import exam_steps as es
 from vibelife_env.probes import exams as ex
 from vibelife_env.probes.agent import PlanAgent, oracle_family
-from vibelife_env.probes.base import Probe, Slot
-from vibelife_env.probes.household import Text
+from vibelife_env.probes.base import Probe, Slot, add_stages, shared_slots, stage_groups, stage_index
+from vibelife_env.probes.household import Text, clear_of
 from vibelife_env.services.calendar import seed as cal_seed
 from vibelife_env.services.email import seed as mail_seed
 from vibelife_env.task.loader import Task
+
+from . import paper, rules
 
 #: (test, its Chinese name, short, pass marks)
 TESTS = [
@@ -163,6 +175,7 @@ class DrivingTest(pc.ProfessionalCert):
     name = "driving_test"
     title = "A learner's road test: eligibility, booking, mock tests, a dual-control car, weather and scams"
     heldout = True
+    levels = ("guided", "paper")
 
     # ================================================================ story
     def story(self, rng: np.random.Generator) -> ex.ExamStory:
@@ -208,7 +221,10 @@ class DrivingTest(pc.ProfessionalCert):
         return s
 
     def build(self, rng: np.random.Generator, key: InstanceKey) -> tuple[Task, InstanceProfile]:
-        """The certification engine's instance, renamed for the road test."""
+        """The certification engine's instance, renamed for the road test (the paper level:
+        :meth:`_build_paper`)."""
+        if key.level == "paper":
+            return self._build_paper(rng, key)
         task, profile = super().build(rng, key)
         assert task.oracle is not None
         oracle = task.oracle[0]
@@ -216,6 +232,58 @@ class DrivingTest(pc.ProfessionalCert):
         task.oracle = oracle_family(oracle.steps, oracle.story, DrivingAgent)
         task.meta = task.meta.model_copy(update={"name": f"driving_test-{key}", "title": "Road test"})
         return task, profile
+
+    def _build_paper(self, rng: np.random.Generator, key: InstanceKey) -> tuple[Task, InstanceProfile]:
+        """The paper level: the certification engine's instance as :meth:`build` makes it (the same
+        story, probes and timeline from ``rng``), with the paper level's world, workspace, look-ups,
+        latent fact and rules (:mod:`.paper`, :mod:`.rules`) from a generator of its own."""
+        story = self.story(rng)
+        b = TaskBuilder(self.root, f"driving_test-{key.label}", self.domain, "Road test", "Asia/Shanghai", story.name)
+        probes = self._probes(rng, story)
+        slots = self._skeleton(story, rng) + self._probe_slots(probes, story)
+        k = story.kickoff
+        clear_of(slots, {"spent_q": (k + timedelta(days=4), k + timedelta(days=8))})
+        constraints = tuple(dict.fromkeys((*(c for p in probes for c in p.constraints), *self._constraints(story))))
+        prng = paper.paper_rng(key)  # the same story and timeline; the paper level's own draws from its own generator
+        paper.extend(story, prng, probes)
+        for p in probes:
+            p.setup(b, story)
+        self._seed(b, story)
+        x = story.extras
+        theory = (
+            THEORY_SUBJECT.say(story.lang, ref=x["letter"]),
+            THEORY_BODY.say(
+                story.lang, given=story.given, score=x["theory_score"], ref=x["letter"], school=x["school"],
+                coach=x["coach"],
+            ),
+        )  # fmt: skip
+        paper.seed_mail(b, story, prng, theory)
+        paper.seed_calendar(b, story)
+        del b.callables["reg_mail_lands"]  # the confirmation carries the briefing (the latent fact)
+        confirm = paper.confirm_text(story, pc.CONFIRM)
+        b.callable("reg_mail_lands", lambda ctx: es.reg_mail_lands(ctx, story, confirm))
+        groups = stage_groups(slots)
+        stage_of = stage_index(groups)
+        story.extras["shared"] = shared_slots(groups)
+        steps = add_stages(b, groups)
+        # the oracle reads the rule mails first, the confirmation and the diary, and the retake mail
+        steps["kickoff"].insert(0, paper.lookups)
+        steps["reg_confirm"] = [paper.confirm_step if f is es.confirm else f for f in steps["reg_confirm"]]
+        if "retake_seen" in steps:
+            steps["retake_seen"].insert(0, paper.retake_read)
+        self._checks(b, story, stage_of)
+        for p in probes:
+            p.add_checks(b, story, stage_of)
+        # the latent fact's check; every check's rules, where they live
+        paper.add_latent(b, story, stage_of["reg_confirm"], lambda ctx: es.running(ctx, story))
+        rules.attach(b, story)
+        require_stated(b.root, b.files, b.checks.rules.values())
+        b.oracle = oracle_family(steps, story, DrivingAgent)
+        order = tuple(p.name for p in sorted(probes, key=lambda p: min(stage_of[x] for x in p.slot_keys)))
+        profile = InstanceProfile(
+            order, constraints, f"{story.short}:{story.name}", story.lang, (story.exam_day - k.date()).days + 1
+        )
+        return b.task(max_tool_calls_per_turn=80, max_tool_calls_per_episode=2000), profile
 
     @staticmethod
     def _constraints(story: ex.ExamStory) -> tuple[str, ...]:
@@ -311,6 +379,9 @@ class DrivingTest(pc.ProfessionalCert):
         )
 
     def _workspace(self, b: Any, s: ex.ExamStory) -> None:
+        if s.extras.get("level") == "paper":  # what the learner writes, no backend names (:mod:`.paper`)
+            paper.workspace(b, s)
+            return
         x, on_call = s.extras, [a.date().isoformat() for _, a, _ in s.weekend_events]
         oncall = ", ".join(on_call) if on_call else "none this month"
         b.file(
