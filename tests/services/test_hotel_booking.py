@@ -231,3 +231,14 @@ def test_failed_modify_rolls_back_released_rooms(ho):
     res = ho.call("modify_reservation", {"reservation_id": rid, "new_check_out": "2026-05-06"})
     assert res["code"] == "MODIFY_NO_AVAILABILITY"
     assert table_dump(ho) == before
+
+
+def test_a_hotels_phone_number_carries_the_calling_code_of_where_it_stands(ho):
+    """Kyoto's hotel answers on +81; the code follows the hotel's position, not one country for all."""
+    from vibelife_env.services.hotel_booking.service import _phone
+
+    assert ho.call("get_hotel_details", {"hotel_id": "h_kyo"})["contact"]["phone"].startswith("+81-")
+    places = {"Nanjing": (32.06, 118.8, "+86-"), "Paris": (48.86, 2.35, "+33-"), "Busan": (35.1, 129.04, "+82-")}
+    for lat, lng, code in places.values():
+        assert _phone(lat, lng, 123456).startswith(code)
+    assert _phone(64.1, -21.9, 7).startswith("+354-") and not _phone(-77.8, 166.7, 7).startswith("+")  # Antarctica: none

@@ -139,7 +139,10 @@ class HotelBookingService(Service):
             "amenities": loads(h["amenities_json"], []),
             "photos": [f"https://mock.hotels.local/img/{hotel_id}/{i}.jpg" for i in range(1, 4)],
             "policies": loads(h["policies_json"], {}),
-            "contact": {"phone": f"+81-3-0000-{digest % 10000:04d}", "email": listed_email(hotel_id)},
+            "contact": {
+                "phone": _phone(float(h["geo_lat"]), float(h["geo_lng"]), digest),
+                "email": listed_email(hotel_id),
+            },
         }
 
     @tool(read_only=True)
@@ -476,3 +479,34 @@ class HotelBookingService(Service):
         """
 
         return reservations.bookings_summary(self, user_id)
+
+
+#: Country calling codes by a rough box of latitude and longitude (first match wins: the small
+#: places before the countries around them), for a hotel's phone number that belongs to where it is.
+_CALLING_CODES: tuple[tuple[float, float, float, float, str], ...] = (
+    (22.1, 22.6, 113.8, 114.5, "852"),  # Hong Kong
+    (1.1, 1.5, 103.6, 104.1, "65"),  # Singapore
+    (21.8, 25.4, 119.9, 122.1, "886"),  # Taiwan
+    (24.0, 46.0, 129.5, 146.0, "81"),  # Japan
+    (33.0, 38.7, 124.5, 130.0, "82"),  # South Korea
+    (18.0, 54.0, 73.0, 135.0, "86"),  # China
+    (5.5, 20.5, 97.3, 105.7, "66"),  # Thailand
+    (-44.0, -10.0, 112.0, 154.0, "61"),  # Australia
+    (-47.5, -34.0, 166.0, 179.0, "64"),  # New Zealand
+    (63.0, 66.6, -24.6, -13.4, "354"),  # Iceland
+    (51.4, 55.4, -10.5, -5.9, "353"),  # Ireland
+    (49.9, 60.9, -8.2, 1.8, "44"),  # United Kingdom
+    (42.3, 51.1, -4.8, 8.2, "33"),  # France
+    (36.0, 43.8, -9.3, 3.3, "34"),  # Spain
+    (36.6, 47.1, 6.6, 18.5, "39"),  # Italy
+    (47.3, 55.1, 5.9, 15.0, "49"),  # Germany
+    (24.5, 49.4, -125.0, -66.9, "1"),  # United States
+)
+
+
+def _phone(lat: float, lng: float, digest: int) -> str:
+    """A hotel's phone number: its country's calling code, then digits drawn from its id (a number
+    without a code where the box table does not know the place)."""
+    code = next((c for lo, hi, west, east, c in _CALLING_CODES if lo <= lat <= hi and west <= lng <= east), None)
+    local = f"{digest % 90 + 10}-{digest // 90 % 9000 + 1000}-{digest % 10000:04d}"
+    return f"+{code}-{local}" if code else local
