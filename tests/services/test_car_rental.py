@@ -49,6 +49,8 @@ def test_search_and_compare(cr):
     assert [o["offer_id"] for o in res["offers"]] == ["off_leaf", "off_prius"]
     assert res["offers"][0]["price_breakdown"]["rental_subtotal"] == 14000.0
     assert cr.call("search_vehicle_offers", {"pickup_at": "2026-05-01", "seats": 4})["count"] == 3
+    cut = cr.call("search_vehicle_offers", {"pickup_at": "2026-05-01", "seats": 4, "max_results": 1})
+    assert (cut["count"], cut["total"], len(cut["offers"])) == (1, 3, 1)  # the list was cut: more exist
     assert cr.call("get_vehicle_offer", {"offer_id": "off_kei"})["rental_days"] == 3
     cmp = cr.call(
         "compare_energy_options",

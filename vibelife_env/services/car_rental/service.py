@@ -78,6 +78,9 @@ class CarRentalService(Service):
     ) -> dict[str, Any]:
         """Search rental offers with a car available, cheapest daily price first.
 
+        Returns ``offers``, ``count`` (the offers shown) and ``total`` (every offer that matches:
+        more than ``count`` when ``max_results`` cut the list).
+
         Args:
             pickup_city: Pickup city (case-insensitive), e.g. "Sanya".
             return_city: Return city; differs from pickup for one-way rentals (one_way_fee applies).
@@ -117,7 +120,7 @@ class CarRentalService(Service):
         )
         rows = [r for r in rows if all(_parse_dt(r[arg], self.now()) == at for arg, at in instants.items())]
         offers = [self._offer_out(r) for r in rows[: max(1, min(max_results, 50))]]
-        return {"offers": offers, "count": len(offers)}
+        return {"offers": offers, "count": len(offers), "total": len(rows)}
 
     @tool(read_only=True)
     def get_vehicle_offer(self, offer_id: str) -> dict[str, Any]:
