@@ -88,10 +88,8 @@ def extend(s: EquityStory, rng: np.random.Generator) -> None:
     for o in s.offers:  # each offering company's other role, with other remote days
         others = [t for t in TITLES if t[0] != o.title]
         title, title_zh = others[int(rng.integers(0, len(others)))]
-        if o.kind == "remote_miss":
-            remote = int(rng.integers(s.remote_min, 5))
-        else:
-            remote = int(rng.integers(0, 5))
+        # the remote-miss company's other role has enough remote days: read the wrong posting and it seems to pass
+        remote = int(rng.integers(s.remote_min, 5)) if o.kind == "remote_miss" else int(rng.integers(0, 5))
         out.append(_job(numbers.pop(), o.company, title, title_zh, s, rng, remote, posted))
     count = int(rng.integers(12, 17))
     for j in rng.permutation(len(COMPANIES))[:count]:
@@ -231,7 +229,10 @@ def _mails(b: Any, s: EquityStory, rng: np.random.Generator) -> None:
             f"service@{rules.BROKER_DOMAIN}",
             say(f"{rules.BROKER}: your plan account", f"{rules.BROKER}：您的计划账户"),
             k - timedelta(days=118, hours=5),
-            say("Your plan account is open. ", "您的计划账户已开通。") + t["account_value"] + sep + t["broker_security"],
+            say("Your plan account is open. ", "您的计划账户已开通。")
+            + t["account_value"]
+            + sep
+            + t["broker_security"],
         ),
         (
             rules.policy_mail(s),

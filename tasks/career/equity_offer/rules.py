@@ -78,7 +78,6 @@ def texts(s: EquityStory) -> dict[str, str]:
     """Every world rule's sentence in the persona's language (key -> sentence)."""
     say = s.say
     emp, emp_zh = s.employer.name, s.employer.name_zh
-    planner = PLANNER[0]
     return {
         "remote_posting": say(
             "A role's office and its remote days a week are the ones its posting on the board gives; offer letters "
