@@ -185,3 +185,31 @@ def test_the_latent_check_wants_the_visit_clash_raised():
     assert raised["team_visit_clash_raised"]["passed"]
     assert not silent["team_visit_clash_raised"]["passed"]
     assert silent["comparison_noted"]["passed"]  # the rest of the kick-off still counts
+
+
+# ---------------------------------------------------------------- any path the tools allow
+class _Trace:
+    def __init__(self, calls: list[dict[str, Any]]) -> None:
+        self.calls = calls
+
+    def trace(self, stage: int) -> list[dict[str, Any]]:
+        return self.calls
+
+
+def test_the_postings_may_be_read_by_a_search_as_well_as_one_by_one():
+    from vibelife_env.tasks.career.equity_offer import paper  # the family's own module, for its check reading
+
+    story = _task("paper", split="test", instance=0).oracle[0].story
+    quote = {"ok": True, "name": "brokerage__get_quote", "server": "brokerage", "result": {"last_minor": 1}}
+    rows = [{"job_id": o.job_id, "tags": "[]"} for o in story.offers]
+    search = {"ok": True, "name": "job_board__search_jobs", "server": "job_board", "result": rows}
+    one = [
+        {"ok": True, "name": "job_board__get_job", "server": "job_board", "result": {"job_id": o.job_id, "jd": "..."}}
+        for o in story.offers
+    ]
+    apps = {"ok": True, "name": "job_board__list_applications", "server": "job_board", "result": rows[:1]}
+    assert paper.prices_and_postings_read(_Trace([quote, search]), story, 0)
+    assert paper.prices_and_postings_read(_Trace([quote, *one]), story, 0)
+    assert not paper.prices_and_postings_read(_Trace([search]), story, 0)  # no price read
+    apps["result"] = [{"job_id": o.job_id, "job_title": o.title} for o in story.offers]
+    assert not paper.prices_and_postings_read(_Trace([quote, apps]), story, 0)  # the applications alone

@@ -775,6 +775,8 @@ National ID {s.id_number}: never share it with anyone.
         )
         def read(ctx: Any) -> bool:
             """Quotes came from the broker and the postings from the job board during the kickoff."""
+            if s.extras.get("level") == "paper":  # any board read that shows each offer's posting
+                return paper.prices_and_postings_read(ctx, s, k)
             names = {c["name"] for c in ctx.trace(k) if c["ok"]}
             return "brokerage__get_quote" in names and "job_board__get_job" in names
 

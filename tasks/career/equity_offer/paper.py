@@ -31,6 +31,7 @@ from typing import Any
 import numpy as np
 
 from vibelife_env.checks.kinds import Raised, Rule, render, require_stated
+from vibelife_env.checks.verdict import because
 from vibelife_env.families import InstanceKey
 from vibelife_env.families.base import stable_seed
 from vibelife_env.probes import equity, jobs
@@ -295,6 +296,28 @@ def add_latent(b: Any, s: EquityStory, stage: int) -> None:
         tags=("planning", "calendar"),
         rule=rules.latent(s),
     ).add(b.checks)
+
+
+# ====================================================================== the paper level's reading of a check
+def prices_and_postings_read(ctx: Any, s: EquityStory, stage: int) -> bool:
+    """The kick-off read a quote at the broker and, for every offer, its posting on the job board:
+    any board read whose result shows the posting with its description or tags (the full posting,
+    a search, the recommendations or the saved jobs), not one tool."""
+    calls = [c for c in ctx.trace(stage) if c["ok"]]
+    if not any(c["name"] == "brokerage__get_quote" for c in calls):
+        return because(False, "no share price was read at the broker during the kick-off")
+    seen: set[str] = set()
+    for c in calls:
+        if c["server"] != "job_board":
+            continue
+        result = c.get("result")
+        for row in result if isinstance(result, list) else [result]:
+            if isinstance(row, dict) and row.get("job_id") and (row.get("jd") or row.get("tags")):
+                seen.add(str(row["job_id"]))
+    missing = [o.company.name for o in s.offers if o.job_id not in seen]
+    if missing:
+        return because(False, f"the posting of {', '.join(missing)} was not read on the job board during the kick-off")
+    return because(True, "quotes and every offer's posting were read")
 
 
 # ====================================================================== workspace

@@ -200,8 +200,9 @@ def person(s: EquityStory) -> dict[str, Rule]:
         Rule(
             "calendar",
             "By the time you negotiate, my calendar must hold the reply date of every offer that is good enough (an "
-            "entry naming the company, on or before that date); other dates I have to meet go in it too, and leave "
-            "what I put there alone.",
+            "entry naming the company, on or before that date). Any other deadline I have to meet goes in it too, on "
+            "or before its day, and when something I ask for can only be done later, the day it becomes possible goes "
+            "in it. Leave what I put there alone.",
         ),
         Rule(
             "red_line",
