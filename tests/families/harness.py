@@ -19,10 +19,12 @@ from vibelife_env.rollout import EpisodeResult, run_episode
 
 
 class FamilyHarness:
-    """A family's test helpers, by env id."""
+    """A family's test helpers, by env id, at ``level`` (default: the family's own; tests about
+    the guided instance of a family whose default is the paper level pass ``level="guided"``)."""
 
-    def __init__(self, env_id: str) -> None:
+    def __init__(self, env_id: str, level: str | None = None) -> None:
         self.env_id = env_id
+        self.level = level
 
     def family(self) -> Family:
         """The family object (one per process)."""
@@ -37,7 +39,7 @@ class FamilyHarness:
         """
         fam = self.family()
         for s in range(limit):
-            p = fam.profile("train", s)
+            p = fam.profile("train", s, self.level)  # type: ignore[arg-type]
             drawn = set(p.probes) | set(p.constraints)
             if set(wanted) <= drawn and without not in drawn and (lang is None or p.language == lang):
                 return s
@@ -45,16 +47,17 @@ class FamilyHarness:
 
     def story(self, seed: int, split: str = "train") -> Any:
         """The story of an instance (what its oracle plans from)."""
-        return self.family().instance(split, seed).oracle[0].story  # type: ignore[arg-type]
+        return self.family().instance(split, seed, self.level).oracle[0].story  # type: ignore[arg-type]
 
     def oracle(self, seed: int, **replace: Any) -> type:
         """The train instance's oracle with some turns' steps replaced (``event_id=[steps]``)."""
-        oracle = self.family().instance("train", seed).oracle[0]
+        oracle = self.family().instance("train", seed, self.level).oracle[0]  # type: ignore[arg-type]
         return type("Probe", (oracle,), {"steps": {**oracle.steps, **replace}})
 
     def make(self, seed: int, **kwargs: Any) -> gym.Env:
         """The env pinned to train instance ``seed``."""
-        return gym.make(self.env_id, split="train", instance=seed, **kwargs)
+        level = {"level": self.level} if self.level else {}
+        return gym.make(self.env_id, split="train", instance=seed, **level, **kwargs)
 
     def run(self, seed: int, cls: type) -> EpisodeResult:
         """An episode of a fresh ``cls()`` on train instance ``seed``, mutations strict."""

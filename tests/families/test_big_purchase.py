@@ -22,22 +22,7 @@ from vibelife_env.rollout import run_episode
 ENV = "VibeLife-finance-big-purchase-v0"
 
 
-class GuidedHarness(FamilyHarness):
-    """The harness at the guided level (these tests are about the guided instance; the paper
-    level has its own, tests/test_big_purchase_paper.py)."""
-
-    def story(self, seed: int, split: str = "train") -> Any:
-        return self.family().instance(split, seed, "guided").oracle[0].story  # type: ignore[arg-type]
-
-    def oracle(self, seed: int, **replace: Any) -> type:
-        oracle = self.family().instance("train", seed, "guided").oracle[0]
-        return type("Probe", (oracle,), {"steps": {**oracle.steps, **replace}})
-
-    def make(self, seed: int, **kwargs: Any) -> gym.Env:
-        return gym.make(self.env_id, split="train", instance=seed, level="guided", **kwargs)
-
-
-F = GuidedHarness(ENV)
+F = FamilyHarness(ENV, level="guided")
 _family = F.family
 
 

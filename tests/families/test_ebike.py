@@ -14,8 +14,6 @@ import math
 import re
 from typing import Any
 
-import gymnasium as gym
-
 from tests.families.harness import FamilyHarness, failed_checks
 from vibelife_env.checks.context import CheckContext, EpisodeRecord
 from vibelife_env.probes import ebike as E
@@ -24,22 +22,7 @@ from vibelife_env.probes import purchase as P
 ENV = "VibeLife-shopping-ebike-v0"
 
 
-class GuidedHarness(FamilyHarness):
-    """The harness at the guided level (these tests are about the guided instance; the paper
-    level has its own, tests/test_ebike_paper.py)."""
-
-    def story(self, seed: int, split: str = "train") -> Any:
-        return self.family().instance(split, seed, "guided").oracle[0].story  # type: ignore[arg-type]
-
-    def oracle(self, seed: int, **replace: Any) -> type:
-        oracle = self.family().instance("train", seed, "guided").oracle[0]
-        return type("Probe", (oracle,), {"steps": {**oracle.steps, **replace}})
-
-    def make(self, seed: int, **kwargs: Any) -> gym.Env:
-        return gym.make(self.env_id, split="train", instance=seed, level="guided", **kwargs)
-
-
-F = GuidedHarness(ENV)
+F = FamilyHarness(ENV, level="guided")
 
 
 def _misses(story: P.PurchaseStory, attrs: dict[str, Any]) -> list[str]:

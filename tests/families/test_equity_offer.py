@@ -13,38 +13,11 @@ from __future__ import annotations
 from datetime import timedelta
 from typing import Any
 
-import gymnasium as gym
-
 from tests.families.harness import FamilyHarness, failed_checks, silent
 from vibelife_env.checks import state
 from vibelife_env.probes import equity as E
 
-
-class GuidedHarness(FamilyHarness):
-    """The harness at the guided level (these tests are about the guided instance; the paper
-    level has its own, tests/test_equity_offer_paper.py)."""
-
-    def seed(self, *wanted: str, lang: str | None = None, without: str = "", limit: int = 400) -> int:
-        fam = self.family()
-        for s in range(limit):
-            p = fam.profile("train", s, "guided")
-            drawn = set(p.probes) | set(p.constraints)
-            if set(wanted) <= drawn and without not in drawn and (lang is None or p.language == lang):
-                return s
-        raise LookupError(f"no train seed of {self.env_id} below {limit} draws {wanted}")
-
-    def story(self, seed: int, split: str = "train") -> Any:
-        return self.family().instance(split, seed, "guided").oracle[0].story  # type: ignore[arg-type]
-
-    def oracle(self, seed: int, **replace: Any) -> type:
-        oracle = self.family().instance("train", seed, "guided").oracle[0]
-        return type("Probe", (oracle,), {"steps": {**oracle.steps, **replace}})
-
-    def make(self, seed: int, **kwargs: Any) -> gym.Env:
-        return gym.make(self.env_id, split="train", instance=seed, level="guided", **kwargs)
-
-
-F = GuidedHarness("VibeLife-career-equity-offer-v0")
+F = FamilyHarness("VibeLife-career-equity-offer-v0", level="guided")
 
 
 def test_instances_vary_in_structure_and_language() -> None:

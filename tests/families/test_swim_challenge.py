@@ -12,39 +12,12 @@ from __future__ import annotations
 from datetime import timedelta
 from typing import Any
 
-import gymnasium as gym
-
 from tests.families.harness import FamilyHarness, failed_checks, silent
 from vibelife_env.checks.context import CheckContext, EpisodeRecord
 from vibelife_env.probes import fitness as F
 from vibelife_env.probes import openwater as W
 
-
-class GuidedHarness(FamilyHarness):
-    """The harness on the guided level: these tests are about the guided instance (the paper
-    level, whose default it now is, has its own test: tests/test_swim_challenge_paper.py)."""
-
-    def seed(self, *wanted: str, lang: str | None = None, without: str = "", limit: int = 400) -> int:
-        fam = self.family()
-        for s in range(limit):
-            p = fam.profile("train", s, "guided")
-            drawn = set(p.probes) | set(p.constraints)
-            if set(wanted) <= drawn and without not in drawn and (lang is None or p.language == lang):
-                return s
-        raise LookupError(f"no train seed of {self.env_id} below {limit} draws {wanted}")
-
-    def story(self, seed: int, split: str = "train") -> Any:
-        return self.family().instance(split, seed, "guided").oracle[0].story  # type: ignore[arg-type]
-
-    def oracle(self, seed: int, **replace: Any) -> type:
-        oracle = self.family().instance("train", seed, "guided").oracle[0]
-        return type("Probe", (oracle,), {"steps": {**oracle.steps, **replace}})
-
-    def make(self, seed: int, **kwargs: Any) -> gym.Env:
-        return gym.make(self.env_id, split="train", instance=seed, level="guided", **kwargs)
-
-
-H = GuidedHarness("VibeLife-fitness-swim-challenge-v0")
+H = FamilyHarness("VibeLife-fitness-swim-challenge-v0", level="guided")
 
 
 def _ctx(env: Any) -> CheckContext:
