@@ -132,3 +132,15 @@ def test_errors_leave_tables_unchanged(rp, tool, args, code):
     result = rp.call(tool, args)
     assert result["code"] == code and result["error"]
     assert table_dump(rp) == before
+
+
+def test_a_summary_never_shows_fewer_reviews_than_the_merchant_lists(rp):
+    """A seed whose aggregate trails the reviews it stores (Noodle Bar: count 0, two reviews) shows
+    the larger number; a platform-wide aggregate above the stored reviews (Alpha Hall: 10) stays."""
+    for rid in ("rv_n1", "rv_n2"):
+        rp.conn.execute(f"INSERT INTO reviews VALUES ('{rid}', 'm_r', 'u5', 4, 'tasty', NULL, '2026-04-02T10:00:00Z')")
+    listed = rp.call("list_reviews", {"merchant_id": "m_r"})
+    assert len(listed) == 2 and rp.call("get_merchant", {"merchant_id": "m_r"})["review_count"] == 2
+    found = {m["merchant_id"]: m["review_count"] for m in rp.call("search_merchants", {"category": "restaurant"})}
+    assert found["m_r"] == 2
+    assert rp.call("get_merchant", {"merchant_id": "m_a"})["review_count"] == 10
