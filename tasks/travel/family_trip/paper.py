@@ -4,11 +4,11 @@ The same seed draws the same story, probes and timeline as the guided level; on 
 paper level, from a generator of its own (:func:`paper_rng`, so the guided draws stay as they
 were):
 
-- **a catalogue a person searches**: about twenty flights each way on the travel days and 22
-  hotels (:func:`extend_catalogue`). The extra entries are decoys that fail on facts the agent
-  must look up (a foreign carrier, a departure before the stated hour, a hotel with a lift but
-  steps at the entrance, a walk-up, a room too small, a luxury hotel the budget cannot take), or
-  valid choices dearer than the story's own, so the story's plan and budget are the guided ones;
+- **a catalogue a person searches**: 22 hotels and a few more flights each way
+  (:func:`extend_catalogue`). The extra hotels are decoys that fail on facts the agent must look
+  up (a lift but steps at the entrance, a walk-up, a room too small, a luxury hotel the budget
+  cannot take), or valid choices dearer than the story's own, so the story's plan and budget are
+  the guided ones;
   no name or description labels a decoy, each says what the hotel is (:func:`description`);
 - **rules where a person learns them** (:mod:`.rules`): the airline platform's welcome mail, the
   hotels' policies, the bank's statement, the parent's doctor's note, the school's newsletter,
@@ -94,7 +94,10 @@ HOTEL_DISTRICTS = [
 ]
 #: The extra hotels' kinds, one each (:func:`_extra_hotels`).
 HOTEL_KINDS = ["valid"] * 4 + ["steps"] * 3 + ["no_lift"] * 3 + ["small"] * 3 + ["luxury"] * 2
-EXTRA_FLIGHTS = 14
+#: Extra flights each way. Few, and dearer than every fare of the story's own: a round trip is
+#: searched as pairs sorted by price (50 at most), and the pairs the oracle and the school
+#: probe book (the story's cheapest valid fares) stay among the first 50.
+EXTRA_FLIGHTS = 4
 DENTIST = "Dentist appointment"
 
 
@@ -114,14 +117,15 @@ def extend_catalogue(story: trip.TripStory, rng: np.random.Generator) -> None:
 
 
 def _extra_flights(rng: np.random.Generator, story: trip.TripStory, out: bool, used: set[str]) -> None:
-    """Extra flights on a travel day. A valid one costs more than every valid fare of the story
-    (so the story's plan, its budget and the probes' changes stay the guided ones) and lands no
-    later than the story's last valid flight going out, by 22:30 coming home."""
+    """Extra flights on a travel day (:data:`EXTRA_FLIGHTS`), each dearer than every fare of the
+    story's own (so the story's plan, its budget and the probes' changes stay the guided ones);
+    one lands no later than the story's last valid flight going out, by 22:30 coming home. Some
+    keep the rules, some do not (a foreign carrier, a departure before the stated hour)."""
     a, b = (story.home, story.dest) if out else (story.dest, story.home)
     day = story.depart_day if out else story.return_day
     flights = story.flights_out if out else story.flights_back
     valid = story.valid_out() if out else story.valid_back()
-    floor = max(f.price for f in valid)
+    floor = max(f.price for f in flights)
     latest = max(f.arrive for f in valid) if out else datetime.combine(day, time(22, 30), tzinfo=story.home_tz)
     carriers = list(HOME_CARRIERS) + list(OTHER_CARRIERS.get(story.dest.country, OTHER_CARRIERS["CN"]))
     for _ in range(EXTRA_FLIGHTS):
@@ -130,9 +134,8 @@ def _extra_flights(rng: np.random.Generator, story: trip.TripStory, out: bool, u
             clock = time(int(rng.integers(6, 20)), int(rng.choice([0, 10, 25, 40, 55])))
             dep = datetime.combine(day, clock, tzinfo=trip.get_zone(a.tz))
             arr = (dep + timedelta(minutes=int(rng.integers(150, 300)))).astimezone(trip.get_zone(b.tz))
-            price = float(int(rng.integers(6, 24)) * 100 + int(rng.choice([0, 20, 50, 80])))
+            price = floor + int(rng.integers(2, 30)) * 20
             f = trip.Flight("", carrier, a.airport, b.airport, dep, arr, str(rng.choice(["320", "321", "789"])), price)
-            ok = trip._flight_ok(f, story, out=out)
             if arr <= latest:
                 break
         while True:
@@ -140,10 +143,7 @@ def _extra_flights(rng: np.random.Generator, story: trip.TripStory, out: bool, u
             if number not in used:
                 used.add(number)
                 break
-        f = replace(f, flight_no=number)
-        if ok and f.price <= floor:
-            f = replace(f, price=floor + int(rng.integers(2, 30)) * 20)
-        flights.append(f)
+        flights.append(replace(f, flight_no=number))
 
 
 def _extra_hotels(rng: np.random.Generator, story: trip.TripStory) -> list[trip.Hotel]:
@@ -403,8 +403,7 @@ def workspace(b: Any, story: trip.TripStory) -> None:
     how = [said[k] for k in ("ask", "records", "tell", "red_line")]
     b.file(
         "AGENTS.md",
-        "# How to help with this trip\n\n" + render(how) + "- When nothing needs me, a short reply (or none) is best.\n\n"
-        + said["ledger"].text,
+        "# How to help with this trip\n\n" + render(how) + "\n" + said["ledger"].text,
     )
     docs = "\n".join(f"| {p.name} | {p.passport} | {p.passport_expires} | {p.birth} |" for p in story.party)
     b.file(

@@ -124,7 +124,9 @@ def person(story: trip.TripStory) -> dict[str, Rule]:
     flights = []
     if r.home_carriers:
         flights.append("Chinese airlines only (China Eastern, Air China, China Southern or Juneyao)")
-    flights.append(f"nothing that leaves before {r.earliest.strftime('%H:%M')} local time ({parent} and {child} need their sleep)")
+    flights.append(
+        f"nothing that leaves before {r.earliest.strftime('%H:%M')} local time ({parent} and {child} need their sleep)"
+    )
     wants = (
         f"Flights: {'; '.join(flights)}. Hotel: one family room for all {n} of us, in a step-free hotel: a lift "
         f"and a step-free entrance ({parent} uses a walking frame)."
@@ -177,8 +179,9 @@ def person(story: trip.TripStory) -> dict[str, Rule]:
         Rule(
             "tell",
             "Keep me posted: when something we booked changes (a time, a gate, a price, a hotel, a delivery) tell me "
-            "the new value, warn me as soon as something threatens our plans, and when you check us in, tell me our "
-            "seats. Check before you tell me: plans change under us.",
+            "the new value, and when money moves (a charge, a refund) the amount; warn me as soon as something "
+            "threatens our plans, and when you check us in, tell me our seats. Check before you tell me: plans "
+            "change under us.",
         ),
         Rule(
             "red_line",
