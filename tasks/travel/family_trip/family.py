@@ -189,6 +189,18 @@ class FamilyAgent(PlanAgent):
         return out
 
 
+class PaperFamilyAgent(FamilyAgent):
+    """The paper level's reference policy: it finds the kit's products by the titles TRAVELKIT.md
+    lists and the home address among the saved ones before it orders."""
+
+    def order_kit(self):
+        """Search the shop for each kit title and list the saved addresses, then order (:meth:`FamilyAgent.order_kit`)."""
+        for _, title in hh.house(self.story).kit:
+            yield self.call("ecommerce__search_products", query=title)
+        yield self.call("ecommerce__list_addresses", user_id=self.story.user.key)
+        return (yield from super().order_kit())
+
+
 def _person(rng: np.random.Generator, key: str, role: str, given: str, family: str, birth_year: int) -> trip.Person:
     passport = f"E{int(rng.integers(10_000_000, 99_999_999))}"
     birth = f"{birth_year}-{int(rng.integers(1, 13)):02d}-{int(rng.integers(1, 28)):02d}"
@@ -403,7 +415,7 @@ class FamilyTrip(Family):
             paper.add_latent(b, story, stage_of["kickoff"], stage_of["go_ahead"])
             rules.attach(b, story)
             require_stated(b.root, b.files, b.checks.rules.values())
-        b.oracle = oracle_family(steps, story, FamilyAgent)
+        b.oracle = oracle_family(steps, story, PaperFamilyAgent if on_paper else FamilyAgent)
         order = tuple(p.name for p in sorted(probes, key=lambda p: min(stage_of[k] for k in p.slot_keys)))
         constraints = tuple(
             dict.fromkeys((*(c for p in probes for c in p.constraints), *self._constraint_names(story)))

@@ -430,8 +430,8 @@ def read_mail(agent: Any, sender: str, query: str):
 
 def reading_first(propose: Any) -> Any:
     """The kickoff step of the paper level: read the mail that says how the trip's services work,
-    the calendar over the trip's days and the hotels on offer, then ``propose`` (the guided step,
-    which searches the flights and reads the chosen hotel's page) and raise the clash found in
+    the calendar over the trip's days and the pages of the hotels on offer, then ``propose`` (the
+    guided step, which searches the flights and picks by the rules) and raise the clash found in
     the calendar."""
 
     def step(agent: Any, event_text: str):
@@ -443,7 +443,7 @@ def reading_first(propose: Any) -> Any:
             time_min=datetime.combine(s.depart_day, time(0, 0), tzinfo=s.home_tz).isoformat(),
             time_max=datetime.combine(s.return_day, time(23, 59), tzinfo=s.home_tz).isoformat(),
         )
-        yield agent.call(
+        found = yield agent.call(
             "hotel_booking__search_hotels",
             city_or_geo=s.dest.name,
             check_in=s.depart_day.isoformat(),
@@ -451,6 +451,11 @@ def reading_first(propose: Any) -> Any:
             guests=s.size,
             filters={"limit": 50},
         )
+        hits = (
+            [h["hotel_id"] for h in found if isinstance(h, dict) and "hotel_id" in h] if isinstance(found, list) else []
+        )
+        if hits:  # each hotel's page: its lift, its entrance, its rooms
+            yield agent.calls([("hotel_booking__get_hotel_details", {"hotel_id": hid}) for hid in hits])
         out = yield from propose(agent, event_text)
         if out:
             out = [f"{out[0]} {clash_line(s)}", *out[1:]]

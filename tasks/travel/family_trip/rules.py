@@ -34,8 +34,8 @@ from vibelife_env.probes import trip
 #: The airline platform's welcome mail, per language.
 AIRLINE: dict[str, dict[str, str]] = {
     "child_fare": {
-        "en": "Children aged 2 to 11 fly on a child ticket: book them as a child passenger, not as an adult.",
-        "zh": "2至11岁的儿童乘坐飞机需购买儿童票：请按儿童旅客预订，不要按成人预订。",
+        "en": "Children aged 2 to 12 fly on a child ticket: book them as a child passenger, not as an adult.",
+        "zh": "2至12岁的儿童乘坐飞机需购买儿童票：请按儿童旅客预订，不要按成人预订。",
     },
     "checkin": {
         "en": "Every passenger on a booking must be checked in before boarding: check in online for all of them "
