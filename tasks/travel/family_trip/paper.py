@@ -80,7 +80,7 @@ HOTEL_DISTRICTS = [
     "Canal Side",
     "University Quarter",
     "Temple Row",
-    "Bay Front",
+    "Pier Road",
     "Museum Mile",
     "Lakeside",
     "Fish Market",
