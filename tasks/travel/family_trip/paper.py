@@ -170,14 +170,15 @@ def _extra_hotels(rng: np.random.Generator, story: trip.TripStory) -> list[trip.
             price = base + int(rng.integers(-30, 5)) * 10
         hid = f"htl_{story.dest.airport.lower()}_{7 + i}"
         district = HOTEL_DISTRICTS[i]
+        lat, lng = _spot(rng, story, [*story.hotels, *out])
         out.append(
             trip.Hotel(
                 hid,
                 f"{words[i]} {district} Hotel",
                 story.dest.name,
                 district,
-                story.dest.lat + float(rng.uniform(-0.035, 0.035)),
-                story.dest.lng + float(rng.uniform(-0.035, 0.035)),
+                lat,
+                lng,
                 5 if kind == "luxury" else int(rng.integers(3, 5)),
                 amenities,
                 "family_room",
@@ -187,6 +188,22 @@ def _extra_hotels(rng: np.random.Generator, story: trip.TripStory) -> list[trip.
             )
         )
     return out
+
+
+#: How far (in degrees) an extra hotel stands from every other one: each hotel's own pharmacy,
+#: about 300 m away (the family's ``_pharmacies``), stays the nearest to it by any measure.
+APART = 0.008
+
+
+def _spot(rng: np.random.Generator, story: trip.TripStory, placed: list[trip.Hotel]) -> tuple[float, float]:
+    """A place for an extra hotel in the destination, :data:`APART` from the hotels ``placed``."""
+    lat = lng = 0.0
+    for _ in range(400):
+        lat = story.dest.lat + float(rng.uniform(-0.05, 0.05))
+        lng = story.dest.lng + float(rng.uniform(-0.05, 0.05))
+        if all((lat - h.lat) ** 2 + (lng - h.lng) ** 2 >= APART**2 for h in placed):
+            break
+    return lat, lng
 
 
 def description(h: trip.Hotel) -> str:
