@@ -155,7 +155,7 @@ def _extra_hotels(rng: np.random.Generator, story: trip.TripStory) -> list[trip.
     rng.shuffle(words)
     kinds = list(HOTEL_KINDS)
     rng.shuffle(kinds)
-    out = []
+    out: list[trip.Hotel] = []
     for i, kind in enumerate(kinds):
         amenities: tuple[str, ...] = () if kind == "no_lift" else ("elevator",)
         if kind in ("valid", "small", "luxury"):
