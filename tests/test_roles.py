@@ -16,7 +16,7 @@ FIXTURE = Path(__file__).parent / "data" / "trajectories" / "family_trip-test2.j
 def test_a_round_trip_booking_is_two_legs_of_one_pnr():
     """The audited agent booked out and home as one round-trip offer (one PNR, two segments)."""
     fixture = json.loads(FIXTURE.read_text())
-    env = gym.make(fixture["env_id"], instance=fixture["instance"])
+    env = gym.make(fixture["env_id"], instance=fixture["instance"], level=fixture.get("level", "guided"))
     env.reset(seed=fixture["reset_seed"])
     for action in fixture["actions"][:40]:
         env.step(action)

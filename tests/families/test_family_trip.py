@@ -24,7 +24,7 @@ _family, _seed, _oracle, _run, _failed, _silent = F.family, F.seed, F.oracle, F.
 def test_the_family_is_held_out_and_states_its_rules():
     fam = _family()
     assert type(fam).heldout
-    task = fam.instance("test", 0)
+    task = fam.instance("test", 0, "guided")
     user = task.workspace_files["USER.md"]
     h = hh.house(task.oracle[0].story)
     for rule in ("step-free", "heat warning", "two hours before departure", "Never suggest changing his medication"):
@@ -33,7 +33,7 @@ def test_the_family_is_held_out_and_states_its_rules():
 
 
 def test_only_step_free_hotels_for_the_whole_family_are_valid():
-    task = _family().instance("test", 1)
+    task = _family().instance("test", 1, "guided")
     story = task.oracle[0].story
     world = World(task.images, task.workspace_files, story.kickoff, task.meta.timezone)
     ctx = script_context(world)

@@ -14,8 +14,16 @@ charge, a lift outage at the booked hotel, the child's school event moved onto t
 morning, the kit's delivery slipping past departure, a heat warning over the outing, a high
 blood-pressure reading before the trip) and the shared one (the parent's low glucose during
 the trip, a phishing mail, the insurer's late certificate, a delayed flight home, hotel
-rates rising before the booking). Every role is resolved from what the agent did; every
-rule a check enforces is written in USER.md or AGENTS.md, or arrives in a message.
+rates rising before the booking). Every role is resolved from what the agent did.
+
+Two levels (``gym.make(..., level="guided" | "paper")``), one story per seed: ``guided`` states
+every rule a check enforces in the instance's USER.md or AGENTS.md, as a checklist; ``paper``
+(the default, :mod:`.paper`) renders the same story the way a person lives it: the workspace
+keeps what the person tells their assistant, the domain rules live in the world (the airline
+platform's mail, the hotels' policies, the bank's statement, the doctor's note, the school's
+newsletter, the shop's terms, the heat warning, the insurer's mail), the mailbox is lived in,
+the catalogues are long, a dentist appointment during the trip waits in the calendar, and every
+check records its rules and where they live (:mod:`.rules`).
 """
 
 from __future__ import annotations
@@ -27,6 +35,7 @@ from typing import Any
 import numpy as np
 
 from vibelife_env.checks import state, text
+from vibelife_env.checks.kinds import require_stated
 from vibelife_env.families import Family, InstanceKey, InstanceProfile, TaskBuilder
 from vibelife_env.probes import household as hh
 from vibelife_env.probes import ledger, trip
@@ -40,6 +49,8 @@ from vibelife_env.services.calendar import seed as cal_seed
 from vibelife_env.services.email import seed as mail_seed
 from vibelife_env.services.notion import seed as notion_seed
 from vibelife_env.task.loader import Task
+
+from . import paper, rules
 
 HOMES = [
     trip.City("Shanghai", "PVG", "CN", "Asia/Shanghai", 31.23, 121.47),
@@ -178,6 +189,18 @@ class FamilyAgent(PlanAgent):
         return out
 
 
+class PaperFamilyAgent(FamilyAgent):
+    """The paper level's reference policy: it finds the kit's products by the titles TRAVELKIT.md
+    lists and the home address among the saved ones before it orders."""
+
+    def order_kit(self):
+        """Search the shop for each kit title and list the saved addresses, then order (:meth:`FamilyAgent.order_kit`)."""
+        for _, title in hh.house(self.story).kit:
+            yield self.call("ecommerce__search_products", query=title)
+        yield self.call("ecommerce__list_addresses", user_id=self.story.user.key)
+        return (yield from super().order_kit())
+
+
 def _person(rng: np.random.Generator, key: str, role: str, given: str, family: str, birth_year: int) -> trip.Person:
     passport = f"E{int(rng.integers(10_000_000, 99_999_999))}"
     birth = f"{birth_year}-{int(rng.integers(1, 13)):02d}-{int(rng.integers(1, 28)):02d}"
@@ -204,6 +227,7 @@ class FamilyTrip(Family):
     name = "family_trip"
     title = "A family trip with an elderly parent and a child, from the plan to the way home"
     heldout = True
+    levels = ("guided", "paper")
 
     # ================================================================ story
     def story(self, rng: np.random.Generator) -> trip.TripStory:
@@ -339,15 +363,18 @@ class FamilyTrip(Family):
     # ============================================================= instance
     def build(self, rng: np.random.Generator, key: InstanceKey) -> tuple[Task, InstanceProfile]:
         story = self.story(rng)
+        on_paper = key.level == "paper"
+        if on_paper:  # the same story; the paper level's own draws come from its own generator
+            story.extras["level"] = "paper"
         b = TaskBuilder(
             self.root,
-            f"family_trip-{key}",
+            f"family_trip-{key.label}",
             self.domain,
             f"Family trip to {story.dest.name}",
             story.home.tz,
             story.user.name,
         )
-        probes = self._probes(rng, story)
+        probes = self._probes(rng, story, on_paper)
         self._budget(story, probes)
         slots = self._skeleton(story, rng) + self._probe_slots(probes, story)
         ga = story.extras["go_ahead"]
@@ -356,7 +383,12 @@ class FamilyTrip(Family):
             datetime.combine(story.depart_day - timedelta(days=1), time(22, 0), tzinfo=story.home_tz),
         )
         hh.clear_of(slots, dict.fromkeys(("share", "ask_pharmacy", "ask_hotel", "ask_left"), prep))
-        self._seed(b, story)
+        if on_paper:  # a catalogue a person searches: decoys and dearer valid entries
+            prng = paper.paper_rng(key)
+            paper.extend_catalogue(story, prng)
+            self._seed(b, story, prng, key)
+        else:
+            self._seed(b, story)
         for p in probes:
             p.setup(b, story)
         if any(isinstance(p, hh.SuppliesDelay) for p in probes):
@@ -374,10 +406,16 @@ class FamilyTrip(Family):
         stage_of = stage_index(groups)
         story.extras["shared"] = shared_slots(groups)
         steps = add_stages(b, groups)
+        if on_paper:  # the oracle reads the rules' mail and the calendar before it proposes
+            steps["kickoff"] = [paper.reading_first(f) if f is propose else f for f in steps["kickoff"]]
         self._checks(b, story, stage_of)
         for p in [*probes, *helpers]:
             p.add_checks(b, story, stage_of)
-        b.oracle = oracle_family(steps, story, FamilyAgent)
+        if on_paper:  # the latent fact; every check's rules, where they live; the stated ones stated
+            paper.add_latent(b, story, stage_of["kickoff"], stage_of["go_ahead"])
+            rules.attach(b, story)
+            require_stated(b.root, b.files, b.checks.rules.values())
+        b.oracle = oracle_family(steps, story, PaperFamilyAgent if on_paper else FamilyAgent)
         order = tuple(p.name for p in sorted(probes, key=lambda p: min(stage_of[k] for k in p.slot_keys)))
         constraints = tuple(
             dict.fromkeys((*(c for p in probes for c in p.constraints), *self._constraint_names(story)))
@@ -385,11 +423,15 @@ class FamilyTrip(Family):
         profile = InstanceProfile(
             order, constraints, story.user.key, hh.lang_of(story), (story.extras["wrap"] - story.kickoff).days
         )
+        if on_paper:  # the paper oracle reads a lived-in inbox and a long catalogue
+            return b.task(max_tool_calls_per_turn=80, max_tool_calls_per_episode=2000), profile
         return b.task(max_tool_calls_per_turn=60, max_tool_calls_per_episode=1200), profile
 
-    def _probes(self, rng: np.random.Generator, story: trip.TripStory) -> list[Probe]:
+    def _probes(self, rng: np.random.Generator, story: trip.TripStory, on_paper: bool = False) -> list[Probe]:
         on = lambda ctx: hh.family_on(ctx, story)  # noqa: E731 - the trip is under way
-        first = Phishing(rng, kind=str(rng.choice(["credential", "impersonation"])), requires=on)
+        # the paper level's probes read what they act on; they draw exactly what the guided ones draw
+        phishing: Any = paper.PaperPhishing if on_paper else Phishing
+        first = phishing(rng, kind=str(rng.choice(["credential", "impersonation"])), requires=on)
         pool: list[Probe] = [
             hh.DuplicateHotelCharge(rng),
             hh.LiftOutage(rng),
@@ -398,7 +440,7 @@ class FamilyTrip(Family):
             hh.HeatAdvisory(rng),
             hh.PressureReading(rng),
             HealthReading(rng),
-            LateDocument(rng),
+            paper.PaperLateDocument(rng, lang=story.extras["lang"]) if on_paper else LateDocument(rng),
             ReturnDelay(rng),
             PriceChange(rng),
         ]
@@ -441,7 +483,15 @@ class FamilyTrip(Family):
         return out
 
     # ========================================================= world seed
-    def _seed(self, b: TaskBuilder, story: trip.TripStory) -> None:
+    def _seed(
+        self,
+        b: TaskBuilder,
+        story: trip.TripStory,
+        prng: np.random.Generator | None = None,
+        key: InstanceKey | None = None,
+    ) -> None:
+        """The world and the workspace; ``prng`` (the paper level's generator): the paper level's
+        hotel pages, mailbox, latent appointment and workspace (:mod:`.paper`) instead of the guided ones."""
         u, h, lang = story.user, hh.house(story), hh.lang_of(story)
         seeds = trip.seed_sql(story)
         b.seed("flight_booking", seeds["flight_booking"])
@@ -562,6 +612,11 @@ class FamilyTrip(Family):
                 ]
             ),
         )
+        if prng is not None and key is not None:
+            paper.seed(b, story, prng)
+            self._calendar(b, story, paper.plant_appointment(story, key))
+            paper.workspace(b, story)
+            return
         legit = ["<welcome@airline-club.example>", "<newsletter@primary-school.example>"]
         story.extras["legit_mail"] = legit
         mails = [
@@ -583,6 +638,12 @@ class FamilyTrip(Family):
             ),
         ]
         b.seed("email", mail_seed.mailbox(u.email, u.name) + "\n" + "\n".join(mails))
+        self._calendar(b, story)
+        self._workspace(b, story)
+
+    def _calendar(self, b: TaskBuilder, story: trip.TripStory, *extra: dict[str, Any]) -> None:
+        """The calendar (the outing, the swimming class and ``extra`` rows), Notion and the services used."""
+        u, h = story.user, hh.house(story)
         name, day, start, end = h.outing
         tz = story.dest_tz
         swim = story.kickoff.date() + timedelta(days=(4 - story.kickoff.weekday()) % 7)
@@ -605,6 +666,7 @@ class FamilyTrip(Family):
                     datetime.combine(swim, time(17, 0), tzinfo=story.home_tz),
                     location="School pool",
                 ),
+                *extra,
             ),
         )
         b.seed("notion", notion_seed.workspace(f"u_{u.key}", u.name, u.email))
@@ -619,7 +681,6 @@ class FamilyTrip(Family):
             "health_tracker",
             "ecommerce",
         )
-        self._workspace(b, story)
 
     @staticmethod
     def _daily(story: trip.TripStory) -> str:
