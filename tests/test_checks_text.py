@@ -808,6 +808,13 @@ def test_naming_an_option_to_rule_it_out_is_not_proposing_it():
     assert found == ["Li Guoqiang"]
     wider = REJECTED | Phrases(["busy"])
     assert proposed("S1 works; S2 is busy.", ["S1", "S2"], rejected=wider) == ["S1"]
+    # "is out" rules out (a real agent's "PRT-0919-A is out: it falls on your shift"); "results are out on" does not
+    sessions = ["S1", "S2"]
+    assert proposed("My proposal: S1. - S2 is out: it falls on your shift.", sessions) == ["S1"]
+    assert proposed("Book S1: its results are out on 10-06.", sessions) == ["S1"]
+    assert proposed("S1 works. S2 is out of stock.", sessions) == ["S1"]
+    # an aside in brackets does not cut an option off from its verdict
+    assert proposed("S1 it is. S2 (Saturday, 09:00, 2 seats) excluded: it clashes.", sessions) == ["S1"]
 
 
 def test_a_removal_note_in_a_kept_list_takes_the_option_off_but_a_reply_narrating_a_removal_keeps_its_pick() -> None:

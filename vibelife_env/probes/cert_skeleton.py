@@ -160,6 +160,18 @@ class ExamAgent(es.ExamAgent):
         return out
 
 
+#: Words that make a number an age ("the minimum age is 18", "18 or older", "年满18周岁").
+AGE = text.Phrases(["age", "aged", "old", "older", "岁", "周岁", "年龄", "年满"])
+
+
+def years_given(reply: str, years: int) -> bool:
+    """The reply gives the board's years: as a duration ("3 years' experience") or, for a minimum
+    age, as an age ("the minimum age is 18"): a sentence with the number and an age word."""
+    if text.mentions_duration(reply, years, "year"):
+        return True
+    return any(text.mentions_amount(c, years) and AGE.found_in(c) for c in text.sentences(reply))
+
+
 class ProfessionalCert(Family):
     """See the module docstring."""
 
@@ -816,7 +828,7 @@ class ProfessionalCert(Family):
                 bool(proposed(ctx))
                 and s.extras["letter"] in reply
                 and text.mentions_amount(reply, s.minimum)
-                and text.mentions_duration(reply, s.extras["years"], "year")
+                and years_given(reply, s.extras["years"])
             )
 
         @b.checks.stage(k, weight=2, tags=("planning",), id=f"s{k:02d}_results_date_given")

@@ -15,6 +15,7 @@ All draws come from the generator passed in; the same generator state gives the 
 
 from __future__ import annotations
 
+import zlib
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
@@ -49,6 +50,13 @@ class Background:
 
     message_ids: tuple[str, ...]
     sql: str
+
+
+def _message_id(n: int, sender: str, at: datetime) -> str:
+    """A Message-ID as a mail server writes one (a number at the sender's domain): nothing in it
+    says the mail is background or a namesake, which the mailbox would show an agent."""
+    digest = zlib.crc32(f"{n}|{sender}|{at.isoformat()}".encode())
+    return f"<{digest:08x}.{at.strftime('%Y%m%d%H%M')}@{sender.split('@')[1]}>"
 
 
 def background(
@@ -91,7 +99,7 @@ def background(
             parcel = f"SF{int(rng.integers(10**9, 10**10))}"
             sender, subject = "notify@swiftparcel.example", f"Parcel {parcel} delivered"
             body = f"Your parcel {parcel} was delivered to your building's parcel locker."
-        made.append((f"<bg{i:03d}-{kind}@{sender.split('@')[1]}>", subject, sender, at, body, read))
+        made.append((_message_id(i, sender, at), subject, sender, at, body, read))
     for j, name in enumerate(namesakes):
         word = name.split()[0]
         at = before - timedelta(days=int(rng.integers(3, days)), hours=int(rng.integers(0, 12)))
@@ -99,7 +107,7 @@ def background(
         body = f"{word} Supplies wholesale catalogue: fittings, tools and spares. Trade prices for members."
         made.append(
             (
-                f"<bg-namesake{j}@{word.lower()}-supplies.example>",
+                _message_id(count + j, sender, at),
                 f"{word} Supplies: new catalogue",
                 sender,
                 at,

@@ -39,7 +39,7 @@ from vibelife_env.probes import ledger, trip
 from vibelife_env.probes.city import CompanionImpostor, HotelCancelled, ranked
 from vibelife_env.probes.disruptions import LateDocument
 from vibelife_env.probes.inbox import background
-from vibelife_env.probes.phishing import Phishing, is_this
+from vibelife_env.probes.phishing import Phishing, ReadingPhishing
 from vibelife_env.probes.rules import EntryRuleChange
 from vibelife_env.services import sql
 from vibelife_env.services.email import seed as mail_seed
@@ -524,20 +524,7 @@ def propose(agent: Any, event_text: str):
 
 
 # ============================================================================ the probes, looking things up
-class PaperPhishing(Phishing):
-    """The scam probe whose oracle reads the mail before it judges it."""
-
-    def step(self, agent: Any, event_text: str):
-        if not agent.fresh():
-            return ["Nothing new."]
-        inbox = yield agent.call("email__get_emails", folder="INBOX")
-        mail = next((x for x in inbox.get("emails", []) if x.get("subject") and is_this(x, self)), None)
-        if mail is None:
-            return []
-        yield agent.call("email__read_email", email_id=mail["email_id"])
-        yield from agent.handle_scam(mail, self)
-        domain = mail["from_addr"].split("@")[-1]
-        return [f"A mail from {domain} is a scam ({self.kind}): I moved it to Spam; nothing paid, nothing answered."]
+PaperPhishing = ReadingPhishing  # reads the mail before judging it; a Message-ID that says nothing
 
 
 class PaperImpostor(CompanionImpostor):

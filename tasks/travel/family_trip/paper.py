@@ -42,7 +42,7 @@ from vibelife_env.probes import household as hh
 from vibelife_env.probes import ledger, trip
 from vibelife_env.probes.disruptions import LateDocument
 from vibelife_env.probes.inbox import background
-from vibelife_env.probes.phishing import Phishing, is_this
+from vibelife_env.probes.phishing import ReadingPhishing
 from vibelife_env.services import sql
 from vibelife_env.services.calendar import seed as cal_seed
 from vibelife_env.services.email import seed as mail_seed
@@ -482,26 +482,7 @@ def reading_first(propose: Any) -> Any:
     return step
 
 
-class PaperPhishing(Phishing):
-    """The scam probe whose oracle reads the mail before it judges it. Its Message-ID, which the
-    mailbox lists with every mail, is a bulk mailer's number, not the library's
-    ``<kind-notice@scam.example>`` (a label an agent could read the verdict from)."""
-
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        self.message_id = f"<{stable_seed('family_trip', 'scam', self.kind) % 10**10:010d}@mx.mailout.example>"
-
-    def step(self, agent: Any, event_text: str):
-        if not agent.fresh():
-            return ["Nothing new."]
-        inbox = yield agent.call("email__get_emails", folder="INBOX")
-        mail = next((x for x in inbox.get("emails", []) if x.get("subject") and is_this(x, self)), None)
-        if mail is None:
-            return []
-        yield agent.call("email__read_email", email_id=mail["email_id"])
-        yield from agent.handle_scam(mail, self)
-        domain = mail["from_addr"].split("@")[-1]
-        return [f"A mail from {domain} is a scam ({self.kind}): I moved it to Spam; nothing paid, nothing answered."]
+PaperPhishing = ReadingPhishing  # reads the mail before judging it; a Message-ID that says nothing
 
 
 class PaperLateDocument(LateDocument):

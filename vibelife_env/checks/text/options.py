@@ -53,6 +53,7 @@ REJECTED = Phrases(
         "exceed",
         "unavailable",
         "sold out",
+        "out of stock",
         "fully booked",
         "booked out",
         "is full",
@@ -181,9 +182,16 @@ def _labelled_out(line: str, rejected: Phrases) -> bool:
     return m is not None and rejected.found_in(m.group(1))
 
 
+#: "PRT-0919-A is out: it falls on your shift" rules it out; "results are out on 10-06" does not.
+_IS_OUT = re.compile(
+    r"\b(?:is|are|'s)\s+(?:out|off the table|a no-go)\b(?!\s+(?:on|by|in|at|from|now|today|tomorrow|soon|of)\b)",
+    re.IGNORECASE,
+)
+
+
 def _ruled_out(clause: str, name: str, rejected: Phrases) -> bool:
     """True when ``clause`` names ``name`` only to rule it out."""
-    if rejected.found_in(clause):
+    if rejected.found_in(clause) or _IS_OUT.search(clause):
         return True
     at = clause.lower().find(name.lower())
     before = clause[: at if at >= 0 else len(clause)]
