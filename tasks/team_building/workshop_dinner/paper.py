@@ -108,7 +108,7 @@ def extend(s: D.Workshop, rng: np.random.Generator) -> None:
     diets = [t for t in needs if t != D.STEP_FREE]
     spare = D.TAGS[s.extras["spare_diet"]]
     size = len(s.roster)
-    top = int(math.floor(s.budget / (1 + D.SERVICE) / 10)) * 10  # the dearest price per head within the budget
+    top = math.floor(s.budget / (1 + D.SERVICE) / 10) * 10  # the dearest price per head within the budget
     while top * (1 + D.SERVICE) > s.budget + 0.01:
         top -= 10
     count = int(rng.integers(14, 18))
@@ -155,7 +155,7 @@ def extend(s: D.Workshop, rng: np.random.Generator) -> None:
     if rng.random() < 0.5:  # during the workshop, or during the dinner
         at = s.at(day, int(rng.integers(s.start.hour + 1, 17)), int(rng.choice([0, 30])))
     else:
-        at = s.at(day, int(rng.choice([19, 20])), int(rng.choice([0, 30])))
+        at = s.at(day, 19, int(rng.choice([0, 30])))
     s.extras["level"] = "paper"
     s.extras["paper"] = {
         "decoys": [v.merchant_id for v in s.restaurants if v.name in fake],
