@@ -127,9 +127,9 @@ def extend(s: D.Workshop, rng: np.random.Generator) -> None:
             tags.discard(diets[int(rng.integers(0, len(diets)))])
         if "step_free" in fails:
             tags.discard(D.STEP_FREE)
-        price = max(60, top - int(rng.integers(0, 7)) * 10)
+        price = max(60, top - int(rng.integers(0, 61)))
         if "price" in fails:
-            price = top + int(rng.integers(2, 9)) * 10
+            price = top + int(rng.integers(11, 90))
         cap = size - int(rng.integers(2, 4)) if "small" in fails else size + int(rng.integers(3, 11))
         lat, lng = _spot(rng, s, "far" in fails)
         kind = D.KINDS[int(rng.integers(0, len(D.KINDS)))]
@@ -148,7 +148,9 @@ def extend(s: D.Workshop, rng: np.random.Generator) -> None:
             )
         )
     fake = {d.name for d in decoys}
-    every = [*s.restaurants, *decoys]
+    # the guided restaurants all seat the team plus three: their largest party is drawn as the decoys' is
+    guided = [dataclasses.replace(v, capacity=size + int(rng.integers(3, 11))) for v in s.restaurants]
+    every = [*guided, *decoys]
     order = [int(k) for k in rng.permutation(len(every))]
     s.restaurants = [dataclasses.replace(every[k], merchant_id=f"mer_rest_{i:02d}") for i, k in enumerate(order)]
     day = s.day
@@ -161,7 +163,6 @@ def extend(s: D.Workshop, rng: np.random.Generator) -> None:
         "decoys": [v.merchant_id for v in s.restaurants if v.name in fake],
         "appointment": rules.APPOINTMENTS[int(rng.integers(0, len(rules.APPOINTMENTS)))],
         "appointment_at": at,
-        "company_domain": f"{s.company.split()[0].lower()}.example",
     }
 
 
@@ -237,7 +238,7 @@ def add_latent(b: Any, s: D.Workshop, stage: int) -> None:
     """The check of the latent fact: the proposal's reply raises the appointment's clash."""
     Raised(
         stage=stage,
-        weight=2,
+        weight=1,
         label="appointment_clash_raised",
         what=f"the workshop day's clash with the {s.extras['paper']['appointment']}",
         names=(s.extras["paper"]["appointment"],),
