@@ -17,11 +17,16 @@ ENV = "VibeLife-team-building-workshop-dinner-v0"
 F = FamilyHarness(ENV)
 
 
+def _story(index: int, split: str = "train") -> D.Workshop:
+    """The guided instance's story (the paper level adds decoy restaurants: tests/test_workshop_dinner_paper.py)."""
+    return F.family().instance(split, index, level="guided").oracle[0].story  # type: ignore[return-value]
+
+
 def test_rules_are_stated_where_the_agent_reads_them():
     fam = F.family()
     assert type(fam).heldout
-    task = fam.instance("test", 0)
-    s: D.Workshop = F.story(0, "test")
+    task = fam.instance("test", 0, level="guided")
+    s: D.Workshop = _story(0, "test")
     user, agents = task.workspace_files["USER.md"], task.workspace_files["AGENTS.md"]
     assert f"{s.floor:.1f}" in user and f"{s.walk_km:.1f} km" in user and f"{s.budget} CNY" in user
     assert "10% service" in user and D.STEP_FREE in user
@@ -34,7 +39,7 @@ def test_rules_are_stated_where_the_agent_reads_them():
 
 def test_budget_binds_and_near_misses_break_one_rule():
     for i in range(8):
-        s: D.Workshop = F.story(i)
+        s: D.Workshop = _story(i)
         valid = s.valid()
         assert len(valid) == 3
         assert s.cost(valid[0]) * 1.05 <= s.budget + 1 and s.budget <= s.cost(valid[0]) * 1.25 + 1
