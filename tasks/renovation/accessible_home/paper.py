@@ -114,7 +114,16 @@ def extend(s: AccessStory, rng: np.random.Generator) -> None:
         code = f"{kind[:2].upper()}-{int(rng.integers(100, 999))}"
         price = int(round(valid * float(rng.uniform(0.78, 0.97)), -2))
         pid = n + j
-        p = Product(f"prd_{pid:02d}", f"sku_{pid:02d}", kind, brand, f"{brand} {code} {A.LABEL[kind][0]}", price, attrs, "near_miss")
+        p = Product(
+            f"prd_{pid:02d}",
+            f"sku_{pid:02d}",
+            kind,
+            brand,
+            f"{brand} {code} {A.LABEL[kind][0]}",
+            price,
+            attrs,
+            "near_miss",
+        )
         assert not s.meets(kind, attrs), p
         decoys.append(p)
     s.products = s.products + decoys
@@ -156,7 +165,10 @@ def seed(b: Any, s: AccessStory, rng: np.random.Generator) -> None:
     shop = s.say("Free returns within 7 days on mobility aids.", "助行辅具 7 天无理由退货。")
     mails = [
         update(
-            "email", "messages", {"message_id": rules.WARD_MAIL}, body_text=ward + sep + sep.join(rules.ward(s).values())
+            "email",
+            "messages",
+            {"message_id": rules.WARD_MAIL},
+            body_text=ward + sep + sep.join(rules.ward(s).values()),
         ),
         update("email", "messages", {"message_id": rules.SHOP_MAIL}, body_text=shop + sep + rules.shop(s)),
     ]
@@ -231,7 +243,9 @@ def workspace(b: Any, s: AccessStory) -> None:
     head = s.say(f"## {s.rel} coming home", f"## {s.rel_zh}出院回家")
     b.file("USER.md", f"# {s.name}\n\n{about}\n\n{head}\n\n" + render(registered, "USER.md"))
     agents = s.say("# How I'd like you to work", "# 帮我做事") + "\n\n" + render(registered, "AGENTS.md")
-    agents += s.say("- When nothing needs me, a short reply (or none) is best.\n", "- 没什么事的时候，回一句就行，不回也可以。\n")
+    agents += s.say(
+        "- When nothing needs me, a short reply (or none) is best.\n", "- 没什么事的时候，回一句就行，不回也可以。\n"
+    )
     b.file("AGENTS.md", agents)
     b.file(
         "DOCUMENTS.md",
