@@ -10,6 +10,7 @@ levels run in ``vibelife validate --family tasks/renovation/accessible_home --le
 
 from __future__ import annotations
 
+import re
 import sys
 from typing import Any
 
@@ -133,14 +134,21 @@ def test_the_decoys_fail_on_their_pages_and_the_valid_set_is_the_guided_one():
             env.reset(seed=0)
             core = base_env(env)
             story = core.task.oracle[0].story
+            firms = core.world.call("review_platform__search_merchants", {"category": "home_service", "limit": 50})
+            deals = {
+                m["merchant_id"]: core.world.call(
+                    "review_platform__list_merchant_deals", {"merchant_id": m["merchant_id"]}
+                )
+                for m in firms
+            }
             pages = {
                 p.product_id: core.world.call("ecommerce__get_product", {"product_id": p.product_id})
                 for p in story.products
             }
-            found.append((pages, story))
+            found.append((pages, story, firms, deals))
         finally:
             env.close()
-    (g_pages, g_story), (pages, story) = found
+    (g_pages, g_story, g_firms, _), (pages, story, firms, deals) = found
     assert len(g_pages) == 19 and len(pages) >= 25
     valid = lambda s: sorted(p.product_id for p in s.products if s.meets(p.kind, p.attrs))  # noqa: E731
     assert valid(g_story) == valid(story)
@@ -150,6 +158,13 @@ def test_the_decoys_fail_on_their_pages_and_the_valid_set_is_the_guided_one():
         assert not story.meets(p.kind, sku["attrs"]), p  # the page gives the failing number
         cheapest = min(q.price for q in story.products if q.kind == p.kind and story.meets(q.kind, q.attrs))
         assert p.price < cheapest  # the decoy is the tempting one
+    assert len(g_firms) == 5 and len(firms) >= 7 and len(story.extras["decoy_firms"]) >= 2
+    allowed = min(c.price for c in story.contractors if story.contractor_ok(c))
+    for m in firms:
+        if m["merchant_id"] in story.extras["decoy_firms"]:
+            width = int(re.search(r"(\d{2,3}) cm", deals[m["merchant_id"]][0]["description"]).group(1))
+            assert float(m["rating"]) < 4.5 or width < story.reqs["door_cm"], m  # the site or the package says so
+            assert deals[m["merchant_id"]][0]["price_minor"] < allowed
 
 
 # ---------------------------------------------------------------- the oracle looks things up

@@ -35,7 +35,7 @@ from vibelife_env.checks.kinds import Raised, Rule, render, require_stated
 from vibelife_env.families import InstanceKey
 from vibelife_env.families.base import stable_seed
 from vibelife_env.probes import access as A
-from vibelife_env.probes.access import AccessStory, Product
+from vibelife_env.probes.access import AccessStory, Contractor, Product
 from vibelife_env.probes.inbox import background
 from vibelife_env.services.calendar import seed as cal_seed
 from vibelife_env.services.email import seed as mail_seed
@@ -58,6 +58,16 @@ BRANDS = {
     "bar": ["Steelgrip", "Anxin", "Safehold"],
     "lift": ["Liftway", "Comfortrise", "Jingyi"],
 }
+#: Home-service firms of the paper level's extra packages (the guided ones use the family's six).
+FIRMS = [
+    "Hengtai Home Works",
+    "Xinyue Renovation",
+    "Baoan Accessible Living",
+    "Ruifeng Bathroom Fitters",
+    "Dongsheng Home Services",
+]
+#: What an extra firm fails on: the review site's rating, the package's door width, or both.
+FIRM_FAILS = [("low_rating",), ("narrow",), ("low_rating", "narrow")]
 #: What an extra aid fails on: its kind and the attribute its page gives below the therapist's number.
 KINDS = [
     ("ramp", "slope"),
@@ -84,6 +94,7 @@ def prepare(s: AccessStory, rng: np.random.Generator) -> None:
     fam, given = s.parent.split()[0], s.parent.split()[1]
     s.parent_key = f"{fam}{given}".lower()
     extend(s, rng)
+    firms(s, rng)
 
 
 def extend(s: AccessStory, rng: np.random.Generator) -> None:
@@ -128,6 +139,26 @@ def extend(s: AccessStory, rng: np.random.Generator) -> None:
         decoys.append(p)
     s.products = s.products + decoys
     s.extras["decoys"] = [p.product_id for p in decoys]
+
+
+def firms(s: AccessStory, rng: np.random.Generator) -> None:
+    """Two or three more home-service firms with the same package, each cheaper than the allowed
+    ones and failing on a fact the review site gives (a rating below 4.5, a door narrower than the
+    therapist's width in the package, or both)."""
+    w = s.reqs["door_cm"]
+    cheapest = min(c.price for c in s.contractors if s.contractor_ok(c))
+    count = int(rng.integers(2, 4))
+    names = [str(n) for n in rng.permutation(FIRMS)][:count]
+    n = len(s.contractors)
+    extra = []
+    for j, (name, fails) in enumerate(zip(names, FIRM_FAILS, strict=False)):
+        rating = int(rng.integers(38, 45)) if "low_rating" in fails else int(rng.integers(45, 50))
+        width = w - int(rng.choice([5, 10])) if "narrow" in fails else w + int(rng.choice([0, 5]))
+        price = int(round(cheapest * float(rng.uniform(0.8, 0.96)), -2))
+        extra.append(Contractor(f"mer_hs_{n + j}", name, rating, width, f"deal_hs_{n + j}", price, "near_miss"))
+        assert not s.contractor_ok(extra[-1])
+    s.contractors = s.contractors + extra
+    s.extras["decoy_firms"] = [c.merchant_id for c in extra]
 
 
 def _good(rng: np.random.Generator, r: dict[str, Any], kind: str) -> dict[str, Any]:
@@ -191,7 +222,7 @@ def seed(b: Any, s: AccessStory, rng: np.random.Generator) -> None:
                 f"deadline, how to apply) are published in the legal database as the {s.city} Home Accessibility "
                 "Adaptation Subsidy Measures.",
                 f"居家改造补贴本轮申请已开放。完整办法（补贴项目、金额、截止日期、申请方式）已在法规库发布，"
-                f"名为《{s.city}居家无障碍改造补贴办法》（Home Adaptation Subsidy）。",
+                f"名为《{s.extras['city_zh']}居家无障碍改造补贴办法》（Home Adaptation Subsidy）。",
             )
             + sep
             + office["rating"]
