@@ -179,7 +179,7 @@ def _good(rng: np.random.Generator, r: dict[str, Any], kind: str) -> dict[str, A
 def ot_body(s: AccessStory, body: str) -> str:
     """The therapist's mail at the paper level: her numbers, then the rule, then her name."""
     sig = s.say(f"{s.ot}, OT", f"{s.ot}，作业治疗师")
-    return body.removesuffix(sig) + rules.ot(s) + "\n" + sig
+    return body.removesuffix(sig) + ("" if s.lang == "zh" else " ").join(rules.ot(s).values()) + "\n" + sig
 
 
 def seed(b: Any, s: AccessStory, rng: np.random.Generator) -> None:
@@ -225,7 +225,7 @@ def seed(b: Any, s: AccessStory, rng: np.random.Generator) -> None:
                 f"名为《{s.extras['city_zh']}居家无障碍改造补贴办法》（Home Adaptation Subsidy）。",
             )
             + sep
-            + office["rating"]
+            + office["rating_subsidy"]
             + sep
             + office["scam_office"],
         ),
