@@ -8,13 +8,15 @@ were):
   than the valid ones of its kind and each failing one of the therapist's numbers on its own
   product page (a ramp too steep or too short, a seat rated too low or at the wrong height, a grab
   bar rated too low, a stair lift for a lighter user); every title and description reads the same
-  way, so nothing but the numbers labels a decoy;
+  way, so nothing but the numbers labels a decoy; two or three more home-service firms offer the
+  same package for less, each rated below 4.5 on the review site or widening the door short of the
+  therapist's width (:func:`firms`);
 - **rules where a family learns them** (:mod:`.rules`): the ward's care-plan mail, the
   therapist's mail, the shop's welcome mail, the courier's terms, the district office's mail on the
   round and the subsidy measures in legal search (:func:`seed`, :func:`ot_body`);
 - **a latent fact**: an appointment in the diary on the discharge morning, at the hour of the
   pickup at the ward (:func:`seed`, :func:`add_latent`);
-- **a lived-in mailbox** of 60-90 mails at reset (:func:`~vibelife_env.probes.inbox.background`,
+- **a lived-in mailbox** of 60-100 mails at reset (:func:`~vibelife_env.probes.inbox.background`,
   with near-namesakes of the hospital, the shop, the courier and the district);
 - **a workspace a person writes** (:func:`workspace`): no ids, field or tool names, no trigger
   lists; the parent's health-tracker username is a name, not an id.
