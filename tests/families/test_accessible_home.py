@@ -26,7 +26,7 @@ def _family():
 
 
 def _world(seed: int = 0) -> tuple[Any, A.AccessStory]:
-    env = gym.make(ENV, split="train", instance=seed).unwrapped
+    env = gym.make(ENV, split="train", instance=seed, level="guided").unwrapped
     env.reset(seed=0)
     return env.world, env.task.oracle[0].story
 

@@ -20,6 +20,14 @@ a proposal in the cart, the measures looked up, the purchase and the contractor'
 the go-ahead, the subsidy applied for before its deadline, the decision, the stair lift's delivery,
 the homecoming, and the real cost after the subsidy. World scripts (shipping, the subsidy
 decision) read what the agent did.
+
+Two levels (``gym.make(..., level="guided" | "paper")``), one story per seed: ``guided`` states
+every rule a check enforces in USER.md and AGENTS.md, as a checklist; ``paper`` (the default,
+:mod:`.paper`) keeps in the workspace what the son or daughter tells an assistant and puts the
+domain rules in the ward's, the therapist's, the shop's, the courier's and the district office's
+mails and the subsidy measures, adds decoy aids that fail on their own pages, plants a latent fact
+(an appointment on the discharge morning) and makes the mailbox lived in; every check records its
+rules and where they live (:mod:`.rules`).
 """
 
 from __future__ import annotations
@@ -32,7 +40,7 @@ from typing import Any
 import numpy as np
 
 from vibelife_env.checks import state, text
-from vibelife_env.checks.kinds import Quiet
+from vibelife_env.checks.kinds import Quiet, require_stated
 from vibelife_env.clock import get_zone
 from vibelife_env.families import Family, InstanceKey, InstanceProfile, TaskBuilder
 from vibelife_env.probes import access as A
@@ -45,6 +53,8 @@ from vibelife_env.services.email import seed as mail_seed
 from vibelife_env.services.notion import seed as notion_seed
 from vibelife_env.services.sql import insert, update
 from vibelife_env.task.loader import Task
+
+from . import paper, rules
 
 #: The prerequisite of the quiet checks (:func:`on_track`).
 ON_TRACK = "the plan is on track (the pickup in the calendar, then aids in the cart, then bought)"
@@ -412,6 +422,7 @@ class AccessibleHome(Family):
     name = "accessible_home"
     title = "Adapting a flat for a parent coming home from hospital"
     heldout = True
+    levels = ("guided", "paper")
 
     # ================================================================ story
     def story(self, rng: np.random.Generator) -> AccessStory:
@@ -590,9 +601,14 @@ class AccessibleHome(Family):
     def build(self, rng: np.random.Generator, key: InstanceKey) -> tuple[Task, InstanceProfile]:
         """One instance: story, probes, seeds, workspace, timeline, checks, oracle."""
         s = self.story(rng)
+        on_paper = key.level == "paper"
+        prng = paper.paper_rng(key) if on_paper else None
+        if prng is not None:  # the same story; the paper level's own draws come from its own generator
+            paper.prepare(s, prng)
+            s.extras["paper_articles"] = rules.articles(s, self._articles(s))
         b = TaskBuilder(
             self.root,
-            f"accessible_home-{key}",
+            f"accessible_home-{key.label}",
             self.domain,
             f"Getting {s.name}'s parent's flat ready after hospital",
             "Asia/Shanghai",
@@ -602,15 +618,25 @@ class AccessibleHome(Family):
         for p in probes:
             p.prepare(s)
         self._seed(b, s)
+        if prng is not None:  # rules in their mails, a lived-in inbox, the latent fact
+            paper.seed(b, s, prng)
         for p in probes:
             p.setup(b, s)
         slots = self._skeleton(b, s, rng) + self._probe_slots(probes, s)
         groups = stage_groups(slots)
         stage_of = stage_index(groups)
         steps = add_stages(b, groups)
+        if on_paper:  # the oracle reads the rule mails, the measures and the diary first, and the therapist's mail
+            steps["kickoff"] = [paper.kickoff_step if f is kickoff else f for f in steps["kickoff"]]
+            steps["ot_notice"] = [paper.note_step if f is note_requirements else f for f in steps["ot_notice"]]
         self._checks(b, s, stage_of)
         for p in probes:
             p.add_checks(b, s, stage_of)
+        if on_paper:  # the latent fact's check; every check's rules, where they live
+            paper.add_latent(b, s, stage_of["kickoff"])
+            rules.attach(b, s)
+            paper.workspace(b, s)
+            require_stated(b.root, b.files, b.checks.rules.values())
         b.oracle = oracle_family(steps, s, HomeAgent)
         b.oracle[2]["other_path"] = type("OtherPath", (HomeOtherPath, b.oracle[2]["other_path"]), {})
         order = tuple(p.name for p in sorted(probes, key=lambda p: min(stage_of[k] for k in p.slot_keys)))
@@ -621,6 +647,8 @@ class AccessibleHome(Family):
             "budget:tight" if s.budget * 100 < s.extras["cheapest_net"] * 1.15 else "budget:loose",
         )
         profile = InstanceProfile(order, constraints, s.user_key, s.lang, (s.end - s.kickoff.date()).days + 1)
+        if on_paper:  # the paper oracle reads the rule mails and the measures first
+            return b.task(max_tool_calls_per_turn=80, max_tool_calls_per_episode=2000), profile
         return b.task(max_tool_calls_per_turn=70, max_tool_calls_per_episode=1200), profile
 
     def _probes(self, rng: np.random.Generator, s: AccessStory, run: Any) -> list[A.AccessProbe]:
@@ -876,7 +904,8 @@ class AccessibleHome(Family):
             "delivery_logistics",
             "notification_hub",
         )
-        self._workspace(b, s)
+        if s.extras.get("level") != "paper":  # the paper level writes its own files once the rules are known
+            self._workspace(b, s)
 
     def _articles(self, s: AccessStory) -> list[tuple[str, str]]:
         nope = "stair lifts and other powered devices" + (
@@ -986,6 +1015,8 @@ class AccessibleHome(Family):
             f"- 淋浴椅：承重至少 {r['load_kg']} kg，座高 {r['seat_lo']}–{r['seat_hi']} cm；\n"
             f"- 扶手 {r['bars']} 根，每根承重至少 {r['bar_kg']} kg；\n- 座椅电梯：使用者承重至少 {r['load_kg']} kg。\n{s.ot}，作业治疗师",
         )
+        if s.extras.get("level") == "paper":  # the therapist's rule under her numbers
+            ot_body = paper.ot_body(s, ot_body)
         ot_sql = mail_seed.message(
             "<assessment@rehab-dept.example>",
             s.say("Home requirements", "居家改造要求"),
