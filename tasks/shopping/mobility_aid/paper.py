@@ -153,7 +153,14 @@ def extend(s: M.MobilityStory, rng: np.random.Generator, prefix: str) -> None:
         title = TITLES[kind][int(rng.integers(0, len(TITLES[kind])))]
         s.products.append(
             P.Product(
-                f"prd_{code.lower().replace('-', '')}", f"sku_p{j}", brand, code, f"{brand} {code} {title}", price, attrs, "decoy"
+                f"prd_{code.lower().replace('-', '')}",
+                f"sku_p{j}",
+                brand,
+                code,
+                f"{brand} {code} {title}",
+                price,
+                attrs,
+                "decoy",
             )
         )
         s.extras.setdefault("decoy_fails", {})[code] = fails
@@ -189,9 +196,7 @@ def seed(b: Any, s: M.MobilityStory, rng: np.random.Generator) -> None:
         }
         shop.append(update("ecommerce", "products", {"product_id": p.product_id}, **values))
     province, postcode = REGIONS[s.city]  # the saved home address: its city's province and postcode
-    shop.append(
-        update("ecommerce", "addresses", {"address_id": "addr_home"}, province=province, postal_code=postcode)
-    )
+    shop.append(update("ecommerce", "addresses", {"address_id": "addr_home"}, province=province, postal_code=postcode))
     b.seed("ecommerce", "\n".join(shop))
     # fault reports on the service centres' pages (three or four per faulty decoy), and some praise
     centres = x["centres"]
