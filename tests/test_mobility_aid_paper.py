@@ -1,7 +1,7 @@
 """shopping/mobility_aid at the paper level (issue #27): the same story as the guided level, with
 its domain rules in the occupational therapist's advice, the subsidy scheme's letter, the shop's
-terms, the consumer council's advice and the card's terms; a latent fact (the courier's slot over
-the household's weekly outing in the calendar); a workspace without backend names; a lived-in
+terms, the consumer council's advice and the card's terms; a latent fact (the courier's delivery
+day on the household's weekly day out in the calendar); a workspace without backend names; a lived-in
 inbox and a catalogue whose decoys fail on looked-up facts.
 
 Everything goes through the public API (``gym.make(..., level=...)``); the reward gates of both

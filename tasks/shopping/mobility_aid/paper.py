@@ -14,7 +14,7 @@ were):
   fit rules), the scheme's letter on the relative's file, the shop's terms, the consumer
   council's advice and the card's key terms (:func:`seed`); the shop's account mail (price
   protection) is the guided one;
-- **a latent fact**: the courier's delivery slot falls on a weekly outing of the whole household
+- **a latent fact**: the courier's delivery day falls on a weekly day out of the whole household
   the calendar already holds; nobody mentions it at the shipped notice, whose reply must raise
   it (:func:`add_latent`);
 - **a lived-in mailbox** of 60-100 mails at reset (:func:`~vibelife_env.probes.inbox.background`,
@@ -176,7 +176,7 @@ def _mail(s: M.MobilityStory, mid: str, sender: str, subject: tuple[str, str], a
 
 def seed(b: Any, s: M.MobilityStory, rng: np.random.Generator) -> None:
     """The paper level's world on top of the guided one: neutral product pages, the fault
-    reports, the rule mails, a lived-in inbox and the weekly outing over the courier's slot."""
+    reports, the rule mails, a lived-in inbox and the weekly day out on the courier's day."""
     x, k = s.extras, s.kickoff
     s.card_number = f"{s.card_number[:-4]}{s.card_last4}"  # DOCUMENTS.md's card is the one on file
     sep = "" if s.lang == "zh" else " "
@@ -270,10 +270,9 @@ def seed(b: Any, s: M.MobilityStory, rng: np.random.Generator) -> None:
     )
     b.seed("email", "\n".join(mails))
     x["legit_mail"] += [m[0] for m in own]
-    # the latent fact: the household's weekly outing over the courier's slot
+    # the latent fact: the household's weekly day out on the courier's delivery day (all day long)
     weekly = x["away"] = rules.WEEKLY[int(rng.integers(0, len(rules.WEEKLY)))]
-    lo = time(9, 0) if x["window"] == "morning" else time(13, 30)
-    first = datetime.combine(x["eta"], lo, tzinfo=s.tz)
+    first = datetime.combine(x["eta"], time(8, 0), tzinfo=s.tz)
     rows = []
     for week in range(-3, 2):
         start = first + timedelta(weeks=week)
@@ -282,8 +281,8 @@ def seed(b: Any, s: M.MobilityStory, rng: np.random.Generator) -> None:
                 f"evt_weekly{week + 3}",
                 weekly,
                 start,
-                start + timedelta(hours=2, minutes=30),
-                location="Across town",
+                start + timedelta(hours=10, minutes=30),
+                location="Out of town, all of us",
                 created_at="2025-12-01T00:00:00Z",
             )
         )
@@ -291,13 +290,13 @@ def seed(b: Any, s: M.MobilityStory, rng: np.random.Generator) -> None:
 
 
 def add_latent(b: Any, s: M.MobilityStory, stage: int) -> None:
-    """The check of the latent fact: the shipped turn's reply raises the courier slot's clash
-    with the household's weekly outing."""
+    """The check of the latent fact: the shipped turn's reply raises the delivery day's clash
+    with the household's weekly day out."""
     Raised(
         stage=stage,
         weight=2,
         label="delivery_clash_raised",
-        what=f"the delivery slot's clash with the {s.extras['away']}",
+        what=f"the delivery day's clash with the {s.extras['away']}",
         names=(s.extras["away"],),  # its what and where count too (kinds.title_parts)
         tags=("planning", "calendar"),
         rule=rules.latent(s),
@@ -397,12 +396,11 @@ def shipped_step(inner: Any) -> Any:
         found = yield agent.call("delivery_logistics__list_shipments", user_id=s.user_key)
         ship = found.get("items", []) if isinstance(found, dict) else []
         clashes: list[str] = []
-        eta, window = "", "anytime"
-        if ship:
+        eta = ""
+        if ship:  # the courier names the day, not the hour: look at the whole delivery day
             day = date.fromisoformat(ship[0]["eta_date"][:10])
             eta = day.isoformat()
-            window = str(ship[0].get("time_window") or s.extras["window"])
-            lo, hi = P.WINDOWS.get(window, P.WINDOWS["anytime"])
+            lo, hi = P.WINDOWS["anytime"]
             a, z = datetime.combine(day, time(lo), tzinfo=s.tz), datetime.combine(day, time(hi), tzinfo=s.tz)
             tz = P.tz_offset(agent)
             busy = yield agent.call(
@@ -421,7 +419,7 @@ def shipped_step(inner: Any) -> Any:
         for name in dict.fromkeys(clashes):
             lines = [
                 *lines,
-                f"The courier's slot on {eta} ({window}) clashes with your {name}: all of you will be out then, "
+                f"The courier's delivery on {eta} clashes with your {name}: all of you will be out that day, "
                 f"so nobody would be home to take in the {s.item}.",
             ]
         return lines
