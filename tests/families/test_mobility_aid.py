@@ -4,10 +4,28 @@ from __future__ import annotations
 
 from typing import Any
 
+import gymnasium as gym
+
 from tests.families.harness import FamilyHarness, failed_checks
 from vibelife_env.probes import mobility as M
 
-F = FamilyHarness("VibeLife-shopping-mobility-aid-v0")
+
+class GuidedHarness(FamilyHarness):
+    """The harness at the guided level (these tests are about the guided instance; the paper
+    level has its own, tests/test_mobility_aid_paper.py)."""
+
+    def story(self, seed: int, split: str = "train") -> Any:
+        return self.family().instance(split, seed, "guided").oracle[0].story  # type: ignore[arg-type]
+
+    def oracle(self, seed: int, **replace: Any) -> type:
+        oracle = self.family().instance("train", seed, "guided").oracle[0]
+        return type("Probe", (oracle,), {"steps": {**oracle.steps, **replace}})
+
+    def make(self, seed: int, **kwargs: Any) -> gym.Env:
+        return gym.make(self.env_id, split="train", instance=seed, level="guided", **kwargs)
+
+
+F = GuidedHarness("VibeLife-shopping-mobility-aid-v0")
 
 
 def silent(agent: Any, event_text: str):
