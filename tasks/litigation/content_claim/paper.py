@@ -69,7 +69,10 @@ def seed(b: Any, s: CreatorStory, rng: np.random.Generator) -> None:
             + texts.say(s, w["evidence"])
             + sp
             + texts.say(s, w["first_published"])
-            + s.say(" You can also reach an account through the contact in its profile.", "你也可以通过账号主页的联系方式联系对方。"),
+            + s.say(
+                " You can also reach an account through the contact in its profile.",
+                "你也可以通过账号主页的联系方式联系对方。",
+            ),
         ),
         (
             texts.COMMUNITY_MAIL,
@@ -85,8 +88,7 @@ def seed(b: Any, s: CreatorStory, rng: np.random.Generator) -> None:
             f"security@{texts.PLATFORM_DOMAIN}",
             s.say(f"{plat}: keeping your account safe", f"{plat}：账号安全提示"),
             k - timedelta(days=int(rng.integers(15, 50)), hours=5),
-            texts.say(s, w["staff_never"])
-            + s.say(" Report such mail in the app.", "如收到此类邮件，请在App内举报。"),
+            texts.say(s, w["staff_never"]) + s.say(" Report such mail in the app.", "如收到此类邮件，请在App内举报。"),
         ),
         (
             texts.ADVICE_MAIL,
@@ -104,21 +106,28 @@ def seed(b: Any, s: CreatorStory, rng: np.random.Generator) -> None:
             + texts.say(s, w["notice"])
             + sp
             + texts.say(s, w["no_clause"])
-            + s.say(" Mediation at the copyright mediation centre is free of charge.", "版权纠纷调解中心的调解不收费。"),
+            + s.say(
+                " Mediation at the copyright mediation centre is free of charge.", "版权纠纷调解中心的调解不收费。"
+            ),
         ),
         (
             f"<stats@creators.{texts.PLATFORM_DOMAIN}>",
             f"stats@creators.{texts.PLATFORM_DOMAIN}",
             s.say(f"{plat} Creators: your month in numbers", f"{plat}创作者：你的月度数据"),
             k - timedelta(days=int(rng.integers(2, 20)), hours=7),
-            s.say("Your notes were viewed more often this month. Keep posting!", "本月你的笔记浏览量上升了，继续加油！"),
+            s.say(
+                "Your notes were viewed more often this month. Keep posting!", "本月你的笔记浏览量上升了，继续加油！"
+            ),
         ),
         (
             "<newsletter@travel-weekly-club.example>",
             "newsletter@travel-weekly-club.example",
             s.say("Travel Weekly Club: this month's destinations", "Travel Weekly 读者俱乐部：本月目的地"),
             k - timedelta(days=int(rng.integers(5, 30)), hours=3),
-            s.say("Five weekend trips by train, and our readers' photos.", "五个坐火车就能去的周末目的地，以及读者来稿照片。"),
+            s.say(
+                "Five weekend trips by train, and our readers' photos.",
+                "五个坐火车就能去的周末目的地，以及读者来稿照片。",
+            ),
         ),
         (
             "<news@copyright-registry.example>",
@@ -173,16 +182,32 @@ def _notes(b: Any, s: CreatorStory, rng: np.random.Generator) -> None:
                 body,
                 tags,
                 json.dumps([f"{code} {cap}"], ensure_ascii=False),
-                (int(rng.integers(5, 700)), int(rng.integers(0, 80)), int(rng.integers(0, 25)), int(rng.integers(200, 15000))),
+                (
+                    int(rng.integers(5, 700)),
+                    int(rng.integers(0, 80)),
+                    int(rng.integers(0, 25)),
+                    int(rng.integers(200, 15000)),
+                ),
                 at.replace(minute=0, second=0).isoformat(),
             )
         )
     users = [
-        cp.user_row(uid, handle, nick, s.say("Travel and photos.", "旅行和照片。"), int(rng.integers(50, 6000)), per[uid], "2021-09-01")
+        cp.user_row(
+            uid,
+            handle,
+            nick,
+            s.say("Travel and photos.", "旅行和照片。"),
+            int(rng.integers(50, 6000)),
+            per[uid],
+            "2021-09-01",
+        )
         for uid, handle, nick in posters
     ]
     s.extras["decoys"] = [r["note_id"] for r in rows]
-    b.seed("content_platform", sql.insert("content_platform", "users", *users) + "\n" + sql.insert("content_platform", "notes", *rows))
+    b.seed(
+        "content_platform",
+        sql.insert("content_platform", "users", *users) + "\n" + sql.insert("content_platform", "notes", *rows),
+    )
 
 
 def add_latent(b: Any, s: CreatorStory, stage: int) -> None:

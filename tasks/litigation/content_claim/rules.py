@@ -51,8 +51,8 @@ def person(story: CreatorStory) -> dict[str, Rule]:
         ),
         Rule(
             "records",
-            "Keep the claim file (claim-file.md) as a two-column table with one row for each of: copies (their note "
-            "ids), statutes (the articles we cite), precedents (the judgments we cite), notice deadline (its date), "
+            "Keep the claim file (claim-file.md) as a two-column table with one row for each of: copies (the note ids "
+            "of every copy found, also of any taken down later), statutes (the articles we cite), precedents (the judgments we cite), notice deadline (its date), "
             "mediation (its date and time), licence fee (what has arrived, as the bank shows it), removed (copies "
             "whose photos were taken down since) and status. Keep it current the same day something changes; the "
             "evidence record goes in my notes (Notion, or a notes file here), not in the claim file.",

@@ -32,10 +32,11 @@ WORLD: dict[str, tuple[str, str]] = {
     ),
     "evidence": (
         "Notes can be edited or deleted at any time, so keep your own record of every copy: its note id, the "
-        "account that posted it, the day it was published and which of your notes it copies. A copy whose photos "
-        "are taken down later stays in your record.",
-        "笔记随时可能被修改或删除，请自己记录每一条搬运：笔记编号、发布账号、发布日期，以及它搬运的是你的哪条笔记。"
-        "之后图片被删除的搬运笔记也要留在记录里。",
+        "handle (the @name) of the account that posted it, the day it was published and which of your notes it "
+        "copies, and nothing in that record that is not a copy. A copy whose photos are taken down later stays in "
+        "your record.",
+        "笔记随时可能被修改或删除，请自己记录每一条搬运：笔记编号、发布账号的账号名（@后面的名字）、发布日期，以及它搬运的是你的哪条笔记；"
+        "不是搬运的笔记不要写进记录。之后图片被删除的搬运笔记也要留在记录里。",
     ),
     "first_published": (
         "When two accounts claim the same photo, the one that published it first on {platform} is taken as its "
