@@ -11,11 +11,29 @@ from __future__ import annotations
 
 from typing import Any
 
+import gymnasium as gym
+
 from tests.families.harness import FamilyHarness, failed_checks, silent
 from vibelife_env.checks.context import CheckContext, EpisodeRecord
 from vibelife_env.probes import copyright as C
 
-F = FamilyHarness("VibeLife-litigation-content-claim-v0")
+
+class GuidedHarness(FamilyHarness):
+    """The harness at the guided level (these tests are about the guided instance; the paper
+    level has its own, tests/test_content_claim_paper.py)."""
+
+    def story(self, seed: int, split: str = "train") -> Any:
+        return self.family().instance(split, seed, "guided").oracle[0].story  # type: ignore[arg-type]
+
+    def oracle(self, seed: int, **replace: Any) -> type:
+        oracle = self.family().instance("train", seed, "guided").oracle[0]
+        return type("Probe", (oracle,), {"steps": {**oracle.steps, **replace}})
+
+    def make(self, seed: int, **kwargs: Any) -> gym.Env:
+        return gym.make(self.env_id, split="train", instance=seed, level="guided", **kwargs)
+
+
+F = GuidedHarness("VibeLife-litigation-content-claim-v0")
 
 
 def _ctx(seed: int) -> tuple[Any, CheckContext, C.CreatorStory]:

@@ -17,6 +17,14 @@ centre's invitation (calendar), weighs the first infringer's settlement offer un
 rules (a minimum fee, no admission clause), counters at the minimum when told, records the fee
 when it arrives in the bank, answers questions, holds quiet checks, briefs the user on the eve
 of the mediation and closes the file.
+
+Two levels (``gym.make(..., level="guided" | "paper")``), one story per seed: ``guided`` states
+every rule a check enforces in USER.md, CLAIM.md and AGENTS.md, as a checklist; ``paper`` (the
+default, :mod:`.paper`) keeps in the workspace what the photographer tells an assistant and puts
+the domain rules in the platform's creator help, community rules and security notice and in the
+photographers' rights association's answer, plants a latent fact (an out-of-town job over the
+mediation's day), and makes the mailbox and the platform's search lived in; every check records
+its rules and where they live (:mod:`.rules`).
 """
 
 from __future__ import annotations
@@ -44,6 +52,8 @@ from vibelife_env.services.calendar import seed as cal_seed
 from vibelife_env.services.email import seed as mail_seed
 from vibelife_env.services.notion import seed as notion_seed
 from vibelife_env.task.loader import Task
+
+from . import paper, rules
 
 GIVEN = ["Wei", "Na", "Jie", "Min", "Hao", "Lan", "Yu", "Ting", "Qiang", "Fang", "Lei", "Xin"]
 FAMILY_NAMES = ["Li", "Wang", "Zhang", "Liu", "Chen", "Yang", "Zhao", "Huang", "Zhou", "Wu"]
@@ -84,6 +94,7 @@ class ContentClaim(Family):
     name = "content_claim"
     title = "A photographer's copyright claim: copies, evidence, notices, settlement, mediation"
     heldout = True
+    levels = ("guided", "paper")
 
     # ================================================================ story
     def story(self, rng: np.random.Generator) -> CreatorStory:
@@ -177,13 +188,19 @@ class ContentClaim(Family):
     def build(self, rng: np.random.Generator, key: InstanceKey) -> tuple[Task, InstanceProfile]:
         """One instance: story, probes, layout, seeds, workspace, timeline, checks, oracle."""
         story = self.story(rng)
+        on_paper = key.level == "paper"
+        prng = paper.paper_rng(key) if on_paper else None
+        if prng is not None:  # the same story; the paper level's own draws come from its own generator
+            story.extras["level"] = "paper"
         b = TaskBuilder(
-            self.root, f"content_claim-{key}", self.domain, f"{story.name}: copies of a photo series",
+            self.root, f"content_claim-{key.label}", self.domain, f"{story.name}: copies of a photo series",
             "Asia/Shanghai", story.name,
         )  # fmt: skip
         probes = self._probes(rng)
         slots = self._layout(rng, story, probes)
         self._seed(b, story, rng)
+        if prng is not None:  # rules in their mails, a lived-in inbox and platform, the latent fact
+            paper.seed(b, story, prng)
         for p in probes:
             p.setup(b, story)
         b.callable("mediation_invite", lambda ctx: _invite(ctx, story))
@@ -191,10 +208,17 @@ class ContentClaim(Family):
         b.callable("settlement_payment", lambda ctx: _payment(ctx, story))
         groups = stage_groups(slots)
         stage_of, steps = stage_index(groups), add_stages(b, groups)
+        if on_paper:  # the oracle reads the rule mails, and the diary over the mediation's day
+            steps["kickoff"].insert(0, paper.lookups)
+            steps["invite"] = [paper.invite_step if f is invite_step else f for f in steps["invite"]]
         self._checks(b, story, stage_of, shared_slots(groups))
         first = {p.name: min(stage_of[k] for k in p.slot_keys) for p in probes}
         for p in probes:
             p.add_checks(b, story, stage_of)
+        if on_paper:  # the latent fact's check; every check's rules, where they live; the workspace
+            paper.add_latent(b, story, stage_of["invite"])
+            rules.attach(b, story)
+            paper.workspace(b, story)
         b.oracle = oracle_family(steps, story, CopyAgent)
         constraints = (
             *(c for p in probes for c in p.constraints),
@@ -205,6 +229,8 @@ class ContentClaim(Family):
         days = (story.extras["end"] - story.kickoff.date()).days + 1
         order = tuple(sorted(first, key=first.__getitem__))
         profile = InstanceProfile(order, constraints, story.user_key, story.lang, days)
+        if on_paper:  # the paper oracle reads the rule mails and a longer search of the platform
+            return b.task(max_tool_calls_per_turn=80, max_tool_calls_per_episode=2000), profile
         return b.task(max_tool_calls_per_turn=40, max_tool_calls_per_episode=900), profile
 
     def _probes(self, rng: np.random.Generator) -> list[Probe]:
@@ -516,7 +542,8 @@ class ContentClaim(Family):
             ),
         )
         self._corpus(b, s, rng)
-        self._workspace(b, s)
+        if s.extras.get("level") != "paper":  # the paper level writes its own, once the checks are made
+            self._workspace(b, s)
 
     def _corpus(self, b: TaskBuilder, s: CreatorStory, rng: np.random.Generator) -> None:
         """Statutes in force and superseded, precedents that fit and near-misses."""
