@@ -89,6 +89,11 @@ def test_a_slashed_date_with_one_reading_is_read_and_one_with_two_is_not():
     # Chinese text runs year, month, day: there 7/9 is 9 July; English text leaves it unread
     assert find_dates("未来一周只有一项：7/9 水费 43.70 元", year=2026) == [date(2026, 7, 9)]
     assert find_dates("only one: 7/9 water 43.70", year=2026) == []
+    # Chinese text also writes a date "9-25" (a real agent's "预计 9-25 左右送到"); English leaves it a range,
+    # and a Chinese amount range stays amounts
+    assert find_dates("预计 9-25（周五）15:00 前送到", year=2026) == [date(2026, 9, 25)]
+    assert find_dates("9-25 people came", year=2026) == []
+    assert [float(a) for a in find_amounts("费用 5-10 元")] == [5.0, 10.0]
 
 
 @pytest.mark.parametrize(

@@ -26,7 +26,9 @@ FIXTURES = sorted(DATA.glob("*.json"))
 
 #: Fixtures whose fair minimum needs a fix still open: file stem -> why (none today: the round-trip
 #: legs and the accountant's judgement call were fixed at their root).
-OPEN: dict[str, str] = {}
+OPEN: dict[str, str] = {
+    "accessible_flat-test2-paper": "#28: accessible_flat's end checks still gate on the deposit paid once (17 weight)",
+}
 
 
 def replay(fixture: dict) -> tuple[dict, int, bool]:

@@ -140,7 +140,7 @@ def backend_hints(text: str) -> list[str]:
 
 #: The tables an agent chooses from, one per service that offers things (what #27 calls a
 #: catalogue): the products, listings, hotels, flights, trains, cars, merchants, jobs, funds and
-#: visa products seeded at reset.
+#: visa products and content notes seeded at reset.
 CATALOGUES: dict[str, str] = {
     "ecommerce": "products",
     "listing_platform": "listings",
@@ -152,6 +152,7 @@ CATALOGUES: dict[str, str] = {
     "job_board": "jobs",
     "brokerage": "funds",
     "visa_and_advisory": "visa_products",
+    "content_platform": "notes",
 }
 
 

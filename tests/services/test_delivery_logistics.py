@@ -76,7 +76,7 @@ def test_scans_follow_the_clock(dl):
     assert dl.call("cancel_shipment", {"tracking_no": tn, "reason": "x"})["code"] == "CANCEL_TOO_LATE"
     dl.ctx.clock.advance(timedelta(days=3))
     shipment = dl.call("get_shipment", {"shipment_id": booked["shipment_id"]})
-    assert shipment["status"] == "delivered"
+    assert shipment["status"] == "delivered" and shipment["time_window"] == "anytime"  # the courier's plan
     assert [e["status_code"] for e in shipment["events"]] == [
         "label_created", "picked_up", "in_transit", "out_for_delivery", "delivered"
     ]  # fmt: skip
@@ -104,6 +104,7 @@ def test_reschedule_in_transit_and_seeded_listing(dl):
     assert dl.call("track_package", {"tracking_no": "SF100"})["eta_date"] == "2026-04-20"
     listing = dl.call("list_shipments", {"user_id": "u1"})
     assert [s["shipment_id"] for s in listing["items"]] == ["shp_a", "shp_b"] and listing["count"] == 2
+    assert all("time_window" in s for s in listing["items"])  # the courier's planned window (None: no plan)
     assert (
         dl.call("list_shipments", {"user_id": "u1", "status_filter": "delivered"})["items"][0]["tracking_no"] == "YT200"
     )

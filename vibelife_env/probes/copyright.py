@@ -270,7 +270,14 @@ def evidence_ok(ctx: Any, s: CreatorStory, ids: list[str]) -> bool:
         day = (state.when(row["published_at"], s.tz) if row else (info or {}).get("at")) or s.kickoff
         if not any(nid in t and handle.lower() in t.lower() and text.mentions_date(t, day.date()) for t in texts):
             return False
-    return not any(bad in t for bad in not_copies(s) for t in texts)
+    # a note that is not a copy may be named to set it aside ("excluded: the licensed repost ...")
+    return not any(text.proposed(t, [bad], rejected=NOT_A_COPY, fallback=False) for bad in not_copies(s) for t in texts)
+
+
+#: What sets a note aside in the evidence: ruled out, or licensed (a repost with permission).
+NOT_A_COPY = text.REJECTED | text.Phrases(
+    ["licensed", "licence", "license", "with permission", "authorised", "authorized", "not a copy", "已授权", "授权"]
+)
 
 
 def mediation(ctx: Any, s: CreatorStory) -> datetime:

@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from vibelife_env.checks import state, text
+from vibelife_env.checks.verdict import because
 
 CONTRACT = """## Bookkeeping contract
 
@@ -54,15 +55,20 @@ def rows(doc: str) -> tuple[list[tuple[str, float, str]], float | None]:
 
 
 def consistent(ctx: Any, charges: list[state.Charge], minimum: int = 1) -> bool:
-    """Every live charge has a committed row at its amount, and the total line equals both the
-    committed rows and what the services say is committed."""
+    """Every live charge is in committed rows at its amount: one row, or one row per payment on it
+    (a flight's fare and, later, its change fee under the same reference: the contract's "one row
+    per committed booking or payment"); and the total line equals both the committed rows and what
+    the services say is committed."""
     found, total = rows(ctx.file("ledger.md"))
     live = [c for c in charges if c.live]
     if total is None or len(live) < minimum:
         return False
     committed = [(cell, amount) for cell, amount, status in found if status == "committed"]
     for c in live:
-        if not any(c.ref in cell and abs(a - c.amount) <= 0.5 for cell, a in committed):
-            return False
+        mine = [a for cell, a in committed if c.ref in cell]
+        if not any(abs(a - c.amount) <= 0.5 for a in mine) and abs(sum(mine) - c.amount) > 0.5:
+            return because(
+                False, f"no committed row, nor rows together, under {c.ref} come to {c.amount:.2f} (rows: {mine})"
+            )
     real = round(sum(c.amount for c in live), 2)
     return abs(sum(a for _, a in committed) - total) <= 0.5 and abs(total - real) <= 0.5

@@ -65,6 +65,11 @@ REGIONS: dict[str, tuple[str, str]] = {
     "Guangzhou": ("Guangdong", "510000"),
     "Chengdu": ("Sichuan", "610000"),
     "Wuhan": ("Hubei", "430000"),
+    "Suzhou": ("Jiangsu", "215000"),
+    "Xiamen": ("Fujian", "361000"),
+    "Qingdao": ("Shandong", "266000"),
+    "Tianjin": ("Tianjin", "300000"),
+    "Kunming": ("Yunnan", "650000"),
 }
 
 

@@ -145,9 +145,14 @@ def viewings(ctx: Any, story: FlatStory) -> list[dict[str, Any]]:
 
 
 def hunting(ctx: Any, story: FlatStory) -> bool:
-    """The real work every soft check also needs: a viewing of a listing that fit at the start."""
-    good = set(story.extras["valid0"])
-    return any(v["listing_id"] in good for v in viewings(ctx, story)) and bool(shortlist(ctx) & good)
+    """The real work every soft check also needs: a viewing booked of a listing the shortlist keeps.
+
+    Which flats those are is the shortlist's and the viewings' own checks' business: a gate that
+    also wanted them right made one early misjudgement (a flagged agency's flat kept) void forty
+    checks of work done right after it (records refused, the ID held back, a contradicted flat
+    dropped), which a real agent's audit showed."""
+    listed = shortlist(ctx)
+    return any(v["listing_id"] in listed for v in viewings(ctx, story))
 
 
 def payments(ctx: Any, story: FlatStory) -> list[dict[str, Any]]:

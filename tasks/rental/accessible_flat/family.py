@@ -807,6 +807,11 @@ class AccessibleFlat(Family):
             fitting = ar.valid_ids(ctx, s, seen_at(dd)) & ar.viewed(ctx, s)
             return run(ctx) and pick in fitting and not rental.payments(ctx, s)
 
+        def picked(ctx: Any) -> bool:
+            """A flat's agent was contacted in a search being run (which flat is ``chose``'s own
+            rule: the checks that follow judge what was done with the pick, not the pick again)."""
+            return run(ctx) and rental.chosen(ctx, s) is not None
+
         @b.checks.stage(dd, weight=2, tags=("communication",), id=f"s{dd:02d}_consent_asked")
         def consent(ctx: Any) -> bool:
             """The message to the chosen flat's agent asks about grab rails."""
@@ -815,7 +820,7 @@ class AccessibleFlat(Family):
                 "SELECT message FROM contacts WHERE user_id = ? ORDER BY created_at DESC, contact_id DESC LIMIT 1",
                 (s.user_key,),
             )
-            return chose(ctx) and bool(got) and ar.GRAB_RAILS.found_in(got[0]["message"])
+            return picked(ctx) and bool(got) and ar.GRAB_RAILS.found_in(got[0]["message"])
 
         def due(ctx: Any) -> int:
             return ar.upfront(s, rental.chosen(ctx, s))
@@ -829,12 +834,12 @@ class AccessibleFlat(Family):
             rule and the consent are for the tenancy)."""
             dom = rental.agency_domain(ctx, s)
             back = [m for m in state.sent(ctx, "@" + dom) if (m.date or draft_at) >= draft_at] if dom else []
-            return chose(ctx) and not rental.payments(ctx, s) and any(ar.GRAB_RAILS.found_in(m.body) for m in back)
+            return picked(ctx) and not rental.payments(ctx, s) and any(ar.GRAB_RAILS.found_in(m.body) for m in back)
 
         @b.checks.stage(t, weight=4, tags=("rules", "communication"), id=f"s{t:02d}_right_total_told")
         def right_total(ctx: Any) -> bool:
             """The reply gives what the rules allow up front (deposit of the stated months plus first month)."""
-            return chose(ctx) and not rental.payments(ctx, s) and text.mentions_amount(ctx.reply(t), due(ctx) / 100)
+            return picked(ctx) and not rental.payments(ctx, s) and text.mentions_amount(ctx.reply(t), due(ctx) / 100)
 
         r = stage_of["revised"]
 
@@ -871,7 +876,7 @@ class AccessibleFlat(Family):
             grab-rail consent."""
             ch = rental.chosen(ctx, s)
             return (
-                paid(ctx)
+                picked(ctx)
                 and ch is not None
                 and bool(
                     state.persisted(
@@ -892,7 +897,7 @@ class AccessibleFlat(Family):
         @b.checks.stage(rv, weight=5, tags=("rules", "communication"), id=f"s{rv:02d}_review_posted")
         def reviewed(ctx: Any) -> bool:
             """One review, for the chosen flat's agency, with the stars asked, after the tenancy was signed."""
-            return paid(ctx) and ar.review_right(ctx, s, signed_at, s.extras["stars"])
+            return picked(ctx) and ar.review_right(ctx, s, signed_at, s.extras["stars"])
 
         e = stage_of["summary"]
 
@@ -1028,7 +1033,10 @@ class AccessibleFlat(Family):
             @b.checks.stage(w, weight=1, tags=("restraint",), id=f"s{w:02d}_{key}_quiet")
             def quiet(ctx: Any, w: int = w) -> bool:
                 """An observation that needs nothing: no mail, no payment, no booking; a short reply."""
-                acted = [c for c in ctx.trace(w) if c["ok"] and not state.read_only(c["name"])]
+                # a wake-up the assistant sets for itself changes nothing of the user's
+                acted = [
+                    c for c in ctx.trace(w) if c["ok"] and not state.read_only(c["name"]) and c["server"] != "assistant"
+                ]
                 return run(ctx) and not acted and state.short_replies(ctx, w)
 
         for key in [x for x in stage_of if x.startswith("weekly_")]:

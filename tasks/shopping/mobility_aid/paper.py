@@ -46,16 +46,6 @@ from vibelife_env.services.sql import insert, update
 
 from . import rules
 
-#: The home cities' provinces and postcodes (``probes.purchase.REGIONS`` lacks five of them, and
-#: its ``home_region`` raises on those; a copy here keeps the shared table as it is).
-REGIONS: dict[str, tuple[str, str]] = {
-    "Suzhou": ("Jiangsu", "215000"),
-    "Wuhan": ("Hubei", "430000"),
-    "Xiamen": ("Fujian", "361000"),
-    "Qingdao": ("Shandong", "266000"),
-    "Tianjin": ("Tianjin", "300000"),
-    "Kunming": ("Yunnan", "650000"),
-}
 #: Neutral blurbs of the paper level's product pages, per aid (none says what a model fails on).
 BLURBS: dict[str, list[str]] = {
     "wheelchair": [
@@ -195,8 +185,8 @@ def seed(b: Any, s: M.MobilityStory, rng: np.random.Generator) -> None:
             "sales_count": int(rng.integers(100, 5000)),
         }
         shop.append(update("ecommerce", "products", {"product_id": p.product_id}, **values))
-    province, postcode = REGIONS[s.city]  # the saved home address: its city's province and postcode
-    shop.append(update("ecommerce", "addresses", {"address_id": "addr_home"}, province=province, postal_code=postcode))
+    # the saved home address: its city's province and postcode
+    shop.append(update("ecommerce", "addresses", {"address_id": "addr_home"}, **P.home_region(s.city)))
     b.seed("ecommerce", "\n".join(shop))
     # fault reports on the service centres' pages (three or four per faulty decoy), and some praise
     centres = x["centres"]

@@ -73,6 +73,9 @@ _SLASHED = re.compile(
     r"(?<![\d./-])(?<!\d:)(?P<a>[0-3]?\d)/(?P<b>[0-3]?\d)(?:/(?P<year>(?:19|20|21)\d{2}))?(?![\d/])(?![.:]\d)"
 )
 _FORMS = (_ISO, _CHINESE, _DAY_MONTH, _MONTH_DAY, _ISO_MONTH_DAY)
+#: ``9-25`` (month without its leading zero, a two-digit day): read in Chinese text only, where a
+#: date runs month-day ("预计 9-25 送到"); in English text it is as likely a range ("9-25 people").
+_SHORT_MONTH_DAY = re.compile(r"(?<![\d./:-])(?P<mon>[1-9])-(?P<day>0[1-9]|[12]\d|3[01])(?![\d./:-])")
 _CJK = re.compile(f"[{CJK_CHARS}]")
 _LATIN = re.compile(r"[A-Za-z]")
 
@@ -138,6 +141,7 @@ def scan_dates(prepped: str) -> tuple[tuple[int, int, tuple[DateParts, ...]], ..
         parts = _slashed(match, month_first)
         if parts:
             candidates.append((match.start(), match.end(), tuple(parts)))
+
     return tuple(pick_spans(candidates))
 
 
@@ -174,7 +178,17 @@ def find_dates(text: str, *, year: int | None = None) -> list[date]:
     [datetime.date(2026, 6, 14)]
     """
     found: list[date] = []
-    for _, _, days in scan_dates(prep(text)):
+    prepped = prep(text)
+    spans = list(scan_dates(prepped))
+    if _CJK.search(prepped) is not None and len(_CJK.findall(prepped)) >= len(_LATIN.findall(prepped)):
+        # Chinese text also writes "9-25"; read it as a date here, but not in date_like_spans, so an
+        # amount range ("5-10 元") stays amounts
+        taken = [(a, b) for a, b, _ in spans]
+        for m in _SHORT_MONTH_DAY.finditer(prepped):
+            if all(m.end() <= a or m.start() >= b for a, b in taken):
+                spans.append((m.start(), m.end(), ((None, int(m["mon"]), int(m["day"])),)))
+        spans.sort(key=lambda x: x[0])
+    for _, _, days in spans:
         for y, month, day in days:
             y = y if y is not None else year
             if y is None:

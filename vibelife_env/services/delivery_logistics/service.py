@@ -109,6 +109,7 @@ class DeliveryLogisticsService(Service):
                     "fee_minor": int(row["fee_minor"]),
                     "created_at": row["created_at"],
                     "eta_date": row["eta_date"],
+                    "time_window": self._window(row["shipment_id"]),
                 }
             )
         items = items[:limit]
@@ -428,6 +429,12 @@ class DeliveryLogisticsService(Service):
     def _plan(self, shipment_id: str) -> dict[str, Any] | None:
         return self.query_one("SELECT * FROM _courier_plan WHERE shipment_id = ?", (shipment_id,))
 
+    def _window(self, shipment_id: str) -> str | None:
+        """The delivery window the courier plans on the ETA day (morning, afternoon, evening or
+        anytime; ``None`` before one is planned): an agent needs it to see what the delivery clashes with."""
+        plan = self._plan(shipment_id)
+        return plan["time_window"] if plan else None
+
     def _events(self, row: dict[str, Any]) -> tuple[list[dict[str, Any]], str]:
         """Stored scans plus those due on the clock (oldest first), and the effective status."""
         stored = self.query(
@@ -462,6 +469,7 @@ class DeliveryLogisticsService(Service):
             "fee_minor": int(row["fee_minor"]),
             "created_at": row["created_at"],
             "eta_date": row["eta_date"],
+            "time_window": self._window(row["shipment_id"]),
             "scheduled_pickup_at": row["scheduled_pickup_at"],
             "origin": courier.summary(sender),
             "destination": courier.summary(recipient),
