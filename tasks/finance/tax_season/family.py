@@ -37,6 +37,8 @@ from vibelife_env.services.notion import seed as notion_seed
 from vibelife_env.services.sql import insert
 from vibelife_env.task.loader import Task
 
+from . import paper, rules
+
 #: The prerequisite of the quiet checks (``tax.month_run``).
 RUN = "the season is being run (the worksheet holds the deductions the household facts give)"
 GIVEN = ["Wei", "Na", "Jie", "Min", "Hao", "Lan", "Yu", "Ting", "Qiang", "Fang", "Lei", "Xin"]
@@ -83,6 +85,7 @@ class TaxSeason(Family):
     name = "tax_season"
     title = "A household's annual tax filing: documents, corrections, deadlines, red lines"
     heldout = True
+    levels = ("guided", "paper")
 
     # ================================================================ story
     def story(self, rng: np.random.Generator) -> TaxStory:
@@ -142,9 +145,10 @@ class TaxSeason(Family):
     # ============================================================= instance
     def build(self, rng: np.random.Generator, key: InstanceKey) -> tuple[Task, InstanceProfile]:
         story = self.story(rng)
+        on_paper = key.level == "paper"
         b = TaskBuilder(
             self.root,
-            f"tax_season-{key}",
+            f"tax_season-{key.label}",
             self.domain,
             f"{story.name}'s {story.year} tax filing",
             "Asia/Shanghai",
@@ -152,16 +156,25 @@ class TaxSeason(Family):
         )
         probes = self._probes(rng, story)
         slots = self._layout(rng, story, probes)
-        self._seed(b, story, probes)
+        self._seed(b, story, probes, on_paper)
+        if on_paper:  # rules in the world, a lived-in inbox, the latent clash (its own generator)
+            paper.seed(b, story, paper.paper_rng(key))
         for p in probes:
             p.setup(b, story)
         groups = stage_groups(slots)
         stage_of = stage_index(groups)
         shared = shared_slots(groups)
         steps = add_stages(b, groups)
+        if on_paper:  # the oracle reads what it acts on; the wrap raises the clash
+            steps["kickoff"].insert(0, paper.lookups)
+            steps["wrap"].append(paper.clash_step)
         self._checks(b, story, stage_of, shared)
         for p in probes:
             p.add_checks(b, story, stage_of)
+        if on_paper:
+            paper.add_latent(b, story, stage_of["kickoff"], stage_of["wrap"], RUN)
+            rules.attach(b, rules.concepts(story, any(p.name == "deduction_rule_change" for p in probes)))
+            paper.workspace(b, story, {p.name for p in probes})
         b.oracle = oracle_family(steps, story, TaxAgent)
         order = tuple(p.name for p in sorted(probes, key=lambda p: min(stage_of[k] for k in p.slot_keys)))
         constraints = (
@@ -172,6 +185,8 @@ class TaxSeason(Family):
         )
         days = (story.season_end - story.kickoff.date()).days
         profile = InstanceProfile(order, constraints, story.user_key, story.lang, days)
+        if on_paper:
+            return b.task(max_tool_calls_per_turn=80, max_tool_calls_per_episode=2000), profile
         return b.task(max_tool_calls_per_turn=40, max_tool_calls_per_episode=900), profile
 
     def _probes(self, rng: np.random.Generator, story: TaxStory) -> list[Probe]:
@@ -424,7 +439,7 @@ class TaxSeason(Family):
         )
 
     # ================================================================= seeds
-    def _seed(self, b: TaskBuilder, s: TaxStory, probes: list[Probe]) -> None:
+    def _seed(self, b: TaskBuilder, s: TaxStory, probes: list[Probe], on_paper: bool = False) -> None:
         names = {p.name for p in probes}
         opened = "2018-04-01T00:00:00Z"
         seeded = [
@@ -595,7 +610,10 @@ class TaxSeason(Family):
                 },
             ),
         )
-        self._workspace(b, s, names)
+        if on_paper:  # the paper level writes its files once the checks have their rules
+            b.use("email", "notion", "banking", "calendar", "notification_hub", "legal_search", "delivery_logistics")
+        else:
+            self._workspace(b, s, names)
 
     def _workspace(self, b: TaskBuilder, s: TaxStory, names: set[str]) -> None:
         a = s.accountant
