@@ -97,7 +97,7 @@ def seed(b: Any, s: TaxStory, rng: np.random.Generator) -> None:
             "guide@etax.chinatax.example",
             s.email,
             k - timedelta(days=9, hours=2),
-            sep.join([T.balance_rule(s), T.pay_rule(s), T.bureau_security(s)]),
+            sep.join([T.LAWS[s.lang], T.balance_rule(s), T.pay_rule(s), T.bureau_security(s)]),
             read=True,
         ),
         mail_seed.message(
@@ -106,7 +106,8 @@ def seed(b: Any, s: TaxStory, rng: np.random.Generator) -> None:
             f"service@{s.bank[1]}",
             s.email,
             k - timedelta(days=23, hours=5),
-            T.bank_security(s) + s.say(" If in doubt, call the number on the back of your card.", "如有疑问，请拨打卡背面的客服电话。"),
+            T.bank_security(s)
+            + s.say(" If in doubt, call the number on the back of your card.", "如有疑问，请拨打卡背面的客服电话。"),
             read=True,
         ),
     ]
@@ -161,16 +162,14 @@ def workspace(b: Any, s: TaxStory, names: set[str]) -> None:
         if "medical_total" in names
         else "No hospital bills worth claiming last year."
     )
-    parents = (
-        "I share our parents' support with my sister" if s.elderly_shared else "I am my parents' only child"
-    )
+    parents = "I share our parents' support with my sister" if s.elderly_shared else "I am my parents' only child"
     user = (
         f"# {s.name}\n\nMail: {s.email}. {speaks}\n\nWe bank with {s.bank[0]}: our current account and a savings "
         f"account. My customer number at the bank, and for my calendar and notes, is {s.user_key}.\n"
         f"Household: my spouse {s.spouse[0]} ({s.spouse[1]}); our children {kids}, in full-time education. "
         f"{parents}.\nI work at {s.employer[0]}; HR mails the annual income statement. {mortgage} {medical}\n"
-        f"Our accountant {a['name']} of {a['firm']} ({a['email']}) files for us. The filing appointment is in my "
-        "calendar.\n\n## What I want\n\n" + render(registered, "USER.md")
+        f"Our accountant {a['name']} of {a['firm']} ({a['email']}) files for us; documents go to her the way her "
+        "firm asks. The filing appointment is in my calendar.\n\n## What I want\n\n" + render(registered, "USER.md")
     )
     rules = (
         f"# Our {s.year} filing (the annual reconciliation)\n\nThe rules are the tax law's and the tax bureau's; "

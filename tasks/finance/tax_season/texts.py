@@ -50,6 +50,14 @@ def child_new(year: int) -> str:
 
 
 # ---------------------------------------------------------------- the tax bureau's guide
+#: The guide's pointer to where the rates and deductions are (not itself a rule a check enforces).
+LAWS = {
+    "en": "The rates and deductions are those of the Individual Income Tax Law (个人所得税法) and of the Interim "
+    "Measures for Special Additional Deductions (个人所得税专项附加扣除暂行办法), both in the legal database.",
+    "zh": "税率和扣除标准以《个人所得税法》和《个人所得税专项附加扣除暂行办法》为准，均可在法规库中查到。",
+}
+
+
 def balance_rule(s: TaxStory) -> str:
     return s.say(
         "The annual reconciliation: the balance is the tax due on the year's taxable income less the tax already "
