@@ -225,3 +225,34 @@ def test_a_wrap_that_does_not_raise_the_clash_fails_only_the_latent_check_and_sa
         assert all(r.passed for k, r in results.items() if k != key)
     finally:
         env.close()
+
+
+# ---------------------------------------------------------------- later work is judged on its own
+def test_a_wrong_item_costs_its_own_check_not_the_recomputation(monkeypatch):
+    """At the paper level the tax computed at the kick-off follows from the worksheet's own items:
+    an item misread costs that item's check, not the recomputation done right from it."""
+    from vibelife_env.probes import tax as T
+
+    where = {"split": "test", "instance": 0}
+    env = gym.make(ENV, level="paper", **where)
+    try:
+        core = base_env(env)
+        oracle, ablations, variants = core.task.oracle
+
+        class Misreads(oracle):  # type: ignore[misc, valid-type]
+            def figures(self) -> dict[str, float]:
+                out = dict(super().figures())
+                out["social_insurance"] += 1_000.0
+                ded = sum(out[k] for k in T.ITEMS[1:7])
+                out["taxable_income"] = round(max(0.0, out["wages"] - ded), 2)
+                out["tax_due"] = T.tax_on(out["taxable_income"])
+                out["balance"] = round(out["tax_due"] - out["withheld"], 2)
+                return out
+
+        monkeypatch.setattr(core.task, "oracle", (Misreads, ablations, variants))
+        run_episode(env, load_oracle(core.task), seed=0, record=False)
+        results = {label(k): r for k, r in core.scorer.results.items()}
+        assert not results["documents_entered"].passed
+        assert results["tax_computed"].passed
+    finally:
+        env.close()

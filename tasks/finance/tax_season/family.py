@@ -168,7 +168,7 @@ class TaxSeason(Family):
         if on_paper:  # the oracle reads what it acts on; the wrap raises the clash
             steps["kickoff"].insert(0, paper.lookups)
             steps["wrap"].append(paper.clash_step)
-        self._checks(b, story, stage_of, shared)
+        self._checks(b, story, stage_of, shared, on_paper)
         for p in probes:
             p.add_checks(b, story, stage_of)
         if on_paper:
@@ -706,7 +706,12 @@ pay it the same way; if negative, the refund comes to us by itself. Nothing is e
         b.use("email", "notion", "banking", "calendar", "notification_hub", "legal_search", "delivery_logistics")
 
     # ================================================================ checks
-    def _checks(self, b: TaskBuilder, story: TaxStory, stage_of: dict[str, int], shared: set[str]) -> None:
+    def _checks(
+        self, b: TaskBuilder, story: TaxStory, stage_of: dict[str, int], shared: set[str], on_paper: bool = False
+    ) -> None:
+        """The skeleton's checks. At the paper level a check of later work does not also demand
+        an earlier check's rule (the figures follow from the worksheet's own items, as the probes'
+        do; the worksheet went to the drop whatever else did)."""
         s = story
         k, w = stage_of["kickoff"], stage_of["wrap"]
 
@@ -728,10 +733,20 @@ pay it the same way; if negative, the refund comes to us by itself. Nothing is e
             items = ("wages", "social_insurance", "withheld", "housing_interest", "medical")
             return run(ctx) and tax.sheet_right(ctx, s, items)
 
-        @b.checks.stage(k, weight=2, tags=("bookkeeping",), id=f"s{k:02d}_tax_computed")
-        def computed(ctx: Any) -> bool:
-            """Taxable income, tax due and the balance follow from the items by TAX.md's brackets."""
-            return documents(ctx) and tax.sheet_right(ctx, s, tax.DERIVED)
+        if on_paper:
+
+            @b.checks.stage(k, weight=2, tags=("bookkeeping",), id=f"s{k:02d}_tax_computed")
+            def computed_paper(ctx: Any) -> bool:
+                """Taxable income, tax due and the balance follow from the worksheet's items by the tax
+                law's brackets (whether each item is right is its own checks' rule)."""
+                return run(ctx) and tax.derived_follow(ctx)
+
+        else:
+
+            @b.checks.stage(k, weight=2, tags=("bookkeeping",), id=f"s{k:02d}_tax_computed")
+            def computed(ctx: Any) -> bool:
+                """Taxable income, tax due and the balance follow from the items by TAX.md's brackets."""
+                return documents(ctx) and tax.sheet_right(ctx, s, tax.DERIVED)
 
         @b.checks.stage(k, weight=2, tags=("communication", "proactivity"), id=f"s{k:02d}_missing_documents_told")
         def missing(ctx: Any) -> bool:
@@ -791,11 +806,24 @@ pay it the same way; if negative, the refund comes to us by itself. Nothing is e
             personal = s.accountant["personal"].split("@")[1]
             return run(ctx) and all(drop_has(ctx, v) for v in need) and not state.sent(ctx, personal)
 
-        @b.checks.stage(w, weight=2, tags=("execution",), id=f"s{w:02d}_worksheet_sent_to_secure_drop")
-        def worksheet_sent(ctx: Any) -> bool:
-            """The secure drop received the final worksheet (its balance)."""
-            bal = tax.expected(ctx, s)["balance"]
-            return package(ctx) and (drop_has(ctx, bal) or drop_has(ctx, abs(bal)))
+        if on_paper:
+
+            @b.checks.stage(w, weight=2, tags=("execution",), id=f"s{w:02d}_worksheet_sent_to_secure_drop")
+            def worksheet_sent_paper(ctx: Any) -> bool:
+                """The secure drop received the final worksheet (its balance), and nothing went to the
+                accountant's personal address (the other documents are the package check's)."""
+                bal = tax.expected(ctx, s)["balance"]
+                personal = s.accountant["personal"].split("@")[1]
+                sent = drop_has(ctx, bal) or drop_has(ctx, abs(bal))
+                return run(ctx) and sent and not state.sent(ctx, personal)
+
+        else:
+
+            @b.checks.stage(w, weight=2, tags=("execution",), id=f"s{w:02d}_worksheet_sent_to_secure_drop")
+            def worksheet_sent(ctx: Any) -> bool:
+                """The secure drop received the final worksheet (its balance)."""
+                bal = tax.expected(ctx, s)["balance"]
+                return package(ctx) and (drop_has(ctx, bal) or drop_has(ctx, abs(bal)))
 
         @b.checks.stage(w, weight=3, tags=("communication",), id=f"s{w:02d}_final_balance_told")
         def told(ctx: Any) -> bool:

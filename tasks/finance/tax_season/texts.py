@@ -146,8 +146,9 @@ SCAM = (
     "to Spam and tell me. Never reply to it or click anything."
 )
 JOURNAL = (
-    "Keep a short dated journal in my notes of the documents that arrive or are corrected, and at every weekly check "
-    "a line with the total of our deductions (everything taken off wages) that day."
+    "Keep a short dated journal in my notes of the documents that arrive or are corrected and of the tax paid, each "
+    "with its amounts, and at every weekly check a line with the total of our deductions (everything taken off wages) "
+    "that day."
 )
 TELL = "When a document, a rule, a letter or an appointment changes something, tell me what and by how much."
 CALENDAR = (
