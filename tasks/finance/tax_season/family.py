@@ -173,6 +173,7 @@ class TaxSeason(Family):
             p.add_checks(b, story, stage_of)
         if on_paper:
             paper.add_latent(b, story, stage_of["kickoff"], stage_of["wrap"], RUN)
+            paper.add_final(b, story, RUN)
             rules.attach(b, rules.concepts(story, any(p.name == "deduction_rule_change" for p in probes)))
             paper.workspace(b, story, {p.name for p in probes})
         b.oracle = oracle_family(steps, story, TaxAgent)

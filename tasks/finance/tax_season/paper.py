@@ -34,6 +34,7 @@ from typing import Any
 
 import numpy as np
 
+from vibelife_env.checks import state
 from vibelife_env.checks.kinds import Raised, Rule, render, require_stated
 from vibelife_env.families.base import InstanceKey, stable_seed
 from vibelife_env.probes import tax
@@ -222,6 +223,17 @@ def add_latent(b: Any, s: TaxStory, since: int, stage: int, run: str) -> None:
     ).add(b.checks)
 
 
+def add_final(b: Any, s: TaxStory, run: str) -> None:
+    """The paper level's end check of the diary: the filing appointment stands where the tax office
+    has it (the person's calendar rule; a move's own turn is its probe's check)."""
+
+    @b.checks.final(weight=2, tags=("calendar", "living_world"), requires=(run,), id="f_filing_appointment_current")
+    def appointment_current(ctx: Any) -> bool:
+        """At the end the calendar holds the filing appointment at the time the tax office has it now."""
+        at = tax.current_appointment(ctx, s)
+        return any(e.start == at for e in state.events(ctx, s.tz))
+
+
 def clash_step(agent: Any, event_text: str) -> Any:
     """At the wrap: look at the diary on the appointment's day and raise what else is on then."""
     s = agent.story
@@ -275,4 +287,14 @@ def lookups(agent: Any, event_text: str) -> Any:
     return []
 
 
-__all__ = ["add_latent", "clash_step", "final_appointment", "lookups", "paper_rng", "seed", "tax", "workspace"]
+__all__ = [
+    "add_final",
+    "add_latent",
+    "clash_step",
+    "final_appointment",
+    "lookups",
+    "paper_rng",
+    "seed",
+    "tax",
+    "workspace",
+]

@@ -31,6 +31,7 @@ LABELS: dict[str, tuple[str, ...]] = {
     "balance_settled": ("pay", "balance"),
     "f_worksheet_final": ("worksheet", "gate", "child", "child_new", "taxable", "housing", "medical", "brackets"),
     "f_ledger_reconciles": ("ledger",),
+    "f_filing_appointment_current": ("calendar",),
     "x_no_id_or_card_mailed": ("red_line",),
     "x_only_tax_bureau_paid": ("pay", "delegation"),
     "x_documents_only_via_drop": ("drop",),
