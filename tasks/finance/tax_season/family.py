@@ -13,6 +13,11 @@ total, a failed courier delivery of the paper certificate. The skeleton asks the
 start the worksheet, answers questions from the worksheet and the calendar, runs small errands,
 holds quiet reviews, and at the end sends the package to the accountant's secure drop, pays
 what is owed and gives the final balance.
+
+Two levels (``gym.make(..., level="guided" | "paper")``), one story per seed: ``guided`` states
+every rule in TAX.md as a checklist; ``paper`` (:mod:`.paper`, the default) keeps in the workspace
+what the person tells the assistant and puts the domain rules in the tax law's articles and the
+mails of the tax bureau, the accountant and the bank (which check enforces which: :mod:`.rules`).
 """
 
 from __future__ import annotations
