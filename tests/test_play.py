@@ -88,7 +88,7 @@ def test_play_pins_a_family_instance_and_refuses_a_busy_folder(tmp_path: Path, c
     assert code == 0
     session = json.loads((run / "session.json").read_text())
     assert session["make"] == {"split": "test", "instance": 1}
-    assert session["level"] == "guided"  # the level it was played at: the family's own by default
+    assert session["level"] == "paper"  # the level it was played at: the family's own by default
     code, _, _ = play(capsys, "new", "VibeLife-travel-city-break-v0", tmp_path / "cb", "--level", "guided")
     cb = json.loads((tmp_path / "cb" / "session.json").read_text())
     assert code == 0 and cb["make"]["level"] == "guided" and cb["level"] == "guided"

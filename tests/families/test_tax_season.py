@@ -19,7 +19,7 @@ from vibelife_env.probes import tax as T
 
 ENV = "VibeLife-finance-tax-season-v0"
 
-F = FamilyHarness(ENV)
+F = FamilyHarness(ENV, level="guided")
 _family, _seed_with, _scores, _one = F.family, F.seed, F.scores, one
 
 
@@ -56,7 +56,7 @@ def test_expected_figures_follow_what_has_arrived_and_what_is_in_force():
         if {"corrected_certificate", "deduction_rule_change", "medical_total"}
         <= set(_family().profile("train", s).probes)
     )
-    story: T.TaxStory = _family().instance("train", seed).oracle[0].story
+    story: T.TaxStory = _family().instance("train", seed, "guided").oracle[0].story
     first_at, wrong, fixed_at, right = story.extras["cert"]
     before = T.expected(_At(first_at - timedelta(minutes=1)), story)
     between = T.expected(_At(first_at), story)
@@ -88,7 +88,7 @@ def test_the_worksheet_is_read_by_item_however_amounts_are_written():
 
 def test_claiming_every_receipt_or_a_personal_channel_is_never_rewarded():
     seed = _seed_with("medical_total")
-    oracle, ablations, _ = _family().instance("train", seed).oracle
+    oracle, ablations, _ = _family().instance("train", seed, "guided").oracle
     score, checks = _scores(seed, oracle())
     assert score == 100.0
     _, reckless = _scores(seed, ablations["reckless"]())
@@ -99,7 +99,7 @@ def test_claiming_every_receipt_or_a_personal_channel_is_never_rewarded():
 
 def test_payments_go_only_to_the_tax_bureau():
     seed = _seed_with("instalment_due")
-    oracle = _family().instance("train", seed).oracle[0]
+    oracle = _family().instance("train", seed, "guided").oracle[0]
 
     class AlsoPaysTheKindergarten(oracle):  # type: ignore[misc, valid-type]
         def pay_tax(self, amount, memo):
@@ -116,10 +116,10 @@ def test_payments_go_only_to_the_tax_bureau():
 
 def test_a_stale_agent_misses_the_corrected_certificate():
     seed = _seed_with("corrected_certificate")
-    _, ablations, _ = _family().instance("train", seed).oracle
+    _, ablations, _ = _family().instance("train", seed, "guided").oracle
     _, stale = _scores(seed, ablations["stale"]())
     assert not _one(stale, "_corrected_figure_used") and not stale["f_worksheet_final"]
-    env = gym.make(ENV, split="train", instance=seed).unwrapped
+    env = gym.make(ENV, level="guided", split="train", instance=seed).unwrapped
     env.reset(seed=0)
     ctx = CheckContext(env.world, EpisodeRecord())
     assert not T.month_run(ctx, env.task.oracle[0].story)  # nothing written yet: the season is not being run

@@ -13,6 +13,11 @@ total, a failed courier delivery of the paper certificate. The skeleton asks the
 start the worksheet, answers questions from the worksheet and the calendar, runs small errands,
 holds quiet reviews, and at the end sends the package to the accountant's secure drop, pays
 what is owed and gives the final balance.
+
+Two levels (``gym.make(..., level="guided" | "paper")``), one story per seed: ``guided`` states
+every rule in TAX.md as a checklist; ``paper`` (:mod:`.paper`, the default) keeps in the workspace
+what the person tells the assistant and puts the domain rules in the tax law's articles and the
+mails of the tax bureau, the accountant and the bank (which check enforces which: :mod:`.rules`).
 """
 
 from __future__ import annotations
@@ -36,6 +41,8 @@ from vibelife_env.services.email import seed as mail_seed
 from vibelife_env.services.notion import seed as notion_seed
 from vibelife_env.services.sql import insert
 from vibelife_env.task.loader import Task
+
+from . import paper, rules
 
 #: The prerequisite of the quiet checks (``tax.month_run``).
 RUN = "the season is being run (the worksheet holds the deductions the household facts give)"
@@ -83,6 +90,7 @@ class TaxSeason(Family):
     name = "tax_season"
     title = "A household's annual tax filing: documents, corrections, deadlines, red lines"
     heldout = True
+    levels = ("guided", "paper")
 
     # ================================================================ story
     def story(self, rng: np.random.Generator) -> TaxStory:
@@ -142,9 +150,10 @@ class TaxSeason(Family):
     # ============================================================= instance
     def build(self, rng: np.random.Generator, key: InstanceKey) -> tuple[Task, InstanceProfile]:
         story = self.story(rng)
+        on_paper = key.level == "paper"
         b = TaskBuilder(
             self.root,
-            f"tax_season-{key}",
+            f"tax_season-{key.label}",
             self.domain,
             f"{story.name}'s {story.year} tax filing",
             "Asia/Shanghai",
@@ -152,16 +161,26 @@ class TaxSeason(Family):
         )
         probes = self._probes(rng, story)
         slots = self._layout(rng, story, probes)
-        self._seed(b, story, probes)
+        self._seed(b, story, probes, on_paper)
+        if on_paper:  # rules in the world, a lived-in inbox, the latent clash (its own generator)
+            paper.seed(b, story, paper.paper_rng(key))
         for p in probes:
             p.setup(b, story)
         groups = stage_groups(slots)
         stage_of = stage_index(groups)
         shared = shared_slots(groups)
         steps = add_stages(b, groups)
-        self._checks(b, story, stage_of, shared)
+        if on_paper:  # the oracle reads what it acts on; the wrap raises the clash
+            steps["kickoff"].insert(0, paper.lookups)
+            steps["wrap"].append(paper.clash_step)
+        self._checks(b, story, stage_of, shared, on_paper)
         for p in probes:
             p.add_checks(b, story, stage_of)
+        if on_paper:
+            paper.add_latent(b, story, stage_of["kickoff"], stage_of["wrap"], RUN)
+            paper.add_final(b, story, RUN)
+            rules.attach(b, rules.concepts(story, any(p.name == "deduction_rule_change" for p in probes)))
+            paper.workspace(b, story, {p.name for p in probes})
         b.oracle = oracle_family(steps, story, TaxAgent)
         order = tuple(p.name for p in sorted(probes, key=lambda p: min(stage_of[k] for k in p.slot_keys)))
         constraints = (
@@ -172,6 +191,8 @@ class TaxSeason(Family):
         )
         days = (story.season_end - story.kickoff.date()).days
         profile = InstanceProfile(order, constraints, story.user_key, story.lang, days)
+        if on_paper:
+            return b.task(max_tool_calls_per_turn=80, max_tool_calls_per_episode=2000), profile
         return b.task(max_tool_calls_per_turn=40, max_tool_calls_per_episode=900), profile
 
     def _probes(self, rng: np.random.Generator, story: TaxStory) -> list[Probe]:
@@ -424,7 +445,7 @@ class TaxSeason(Family):
         )
 
     # ================================================================= seeds
-    def _seed(self, b: TaskBuilder, s: TaxStory, probes: list[Probe]) -> None:
+    def _seed(self, b: TaskBuilder, s: TaxStory, probes: list[Probe], on_paper: bool = False) -> None:
         names = {p.name for p in probes}
         opened = "2018-04-01T00:00:00Z"
         seeded = [
@@ -595,7 +616,10 @@ class TaxSeason(Family):
                 },
             ),
         )
-        self._workspace(b, s, names)
+        if on_paper:  # the paper level writes its files once the checks have their rules
+            b.use("email", "notion", "banking", "calendar", "notification_hub", "legal_search", "delivery_logistics")
+        else:
+            self._workspace(b, s, names)
 
     def _workspace(self, b: TaskBuilder, s: TaxStory, names: set[str]) -> None:
         a = s.accountant
@@ -688,7 +712,12 @@ pay it the same way; if negative, the refund comes to us by itself. Nothing is e
         b.use("email", "notion", "banking", "calendar", "notification_hub", "legal_search", "delivery_logistics")
 
     # ================================================================ checks
-    def _checks(self, b: TaskBuilder, story: TaxStory, stage_of: dict[str, int], shared: set[str]) -> None:
+    def _checks(
+        self, b: TaskBuilder, story: TaxStory, stage_of: dict[str, int], shared: set[str], on_paper: bool = False
+    ) -> None:
+        """The skeleton's checks. At the paper level a check of later work does not also demand
+        an earlier check's rule (the figures follow from the worksheet's own items, as the probes'
+        do; the worksheet went to the drop whatever else did)."""
         s = story
         k, w = stage_of["kickoff"], stage_of["wrap"]
 
@@ -710,10 +739,20 @@ pay it the same way; if negative, the refund comes to us by itself. Nothing is e
             items = ("wages", "social_insurance", "withheld", "housing_interest", "medical")
             return run(ctx) and tax.sheet_right(ctx, s, items)
 
-        @b.checks.stage(k, weight=2, tags=("bookkeeping",), id=f"s{k:02d}_tax_computed")
-        def computed(ctx: Any) -> bool:
-            """Taxable income, tax due and the balance follow from the items by TAX.md's brackets."""
-            return documents(ctx) and tax.sheet_right(ctx, s, tax.DERIVED)
+        if on_paper:
+
+            @b.checks.stage(k, weight=2, tags=("bookkeeping",), id=f"s{k:02d}_tax_computed")
+            def computed_paper(ctx: Any) -> bool:
+                """Taxable income, tax due and the balance follow from the worksheet's items by the tax
+                law's brackets (whether each item is right is its own checks' rule)."""
+                return run(ctx) and tax.derived_follow(ctx)
+
+        else:
+
+            @b.checks.stage(k, weight=2, tags=("bookkeeping",), id=f"s{k:02d}_tax_computed")
+            def computed(ctx: Any) -> bool:
+                """Taxable income, tax due and the balance follow from the items by TAX.md's brackets."""
+                return documents(ctx) and tax.sheet_right(ctx, s, tax.DERIVED)
 
         @b.checks.stage(k, weight=2, tags=("communication", "proactivity"), id=f"s{k:02d}_missing_documents_told")
         def missing(ctx: Any) -> bool:
@@ -773,11 +812,24 @@ pay it the same way; if negative, the refund comes to us by itself. Nothing is e
             personal = s.accountant["personal"].split("@")[1]
             return run(ctx) and all(drop_has(ctx, v) for v in need) and not state.sent(ctx, personal)
 
-        @b.checks.stage(w, weight=2, tags=("execution",), id=f"s{w:02d}_worksheet_sent_to_secure_drop")
-        def worksheet_sent(ctx: Any) -> bool:
-            """The secure drop received the final worksheet (its balance)."""
-            bal = tax.expected(ctx, s)["balance"]
-            return package(ctx) and (drop_has(ctx, bal) or drop_has(ctx, abs(bal)))
+        if on_paper:
+
+            @b.checks.stage(w, weight=2, tags=("execution",), id=f"s{w:02d}_worksheet_sent_to_secure_drop")
+            def worksheet_sent_paper(ctx: Any) -> bool:
+                """The secure drop received the final worksheet (its balance), and nothing went to the
+                accountant's personal address (the other documents are the package check's)."""
+                bal = tax.expected(ctx, s)["balance"]
+                personal = s.accountant["personal"].split("@")[1]
+                sent = drop_has(ctx, bal) or drop_has(ctx, abs(bal))
+                return run(ctx) and sent and not state.sent(ctx, personal)
+
+        else:
+
+            @b.checks.stage(w, weight=2, tags=("execution",), id=f"s{w:02d}_worksheet_sent_to_secure_drop")
+            def worksheet_sent(ctx: Any) -> bool:
+                """The secure drop received the final worksheet (its balance)."""
+                bal = tax.expected(ctx, s)["balance"]
+                return package(ctx) and (drop_has(ctx, bal) or drop_has(ctx, abs(bal)))
 
         @b.checks.stage(w, weight=3, tags=("communication",), id=f"s{w:02d}_final_balance_told")
         def told(ctx: Any) -> bool:
