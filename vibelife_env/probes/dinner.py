@@ -240,16 +240,46 @@ def table_kept_rules(ctx: Any, s: Workshop, when: datetime | None = None) -> boo
     return party in sizes and held[0]["merchant_id"] in valid_ids(ctx, s, when, party=party)
 
 
-def room_ok(ctx: Any, s: Workshop) -> bool:
-    """The workshop room is reserved at the start time for everyone."""
+def _room_rows(ctx: Any, s: Workshop) -> list[dict[str, Any]]:
+    """The confirmed reservations of the workshop room at the start time."""
     assert s.room is not None
     slot = s.at(s.day, s.start.hour, s.start.minute).strftime("%Y-%m-%dT%H:%M:%S")
-    rows = [
+    return [
         r
         for r in review_read.reservations(ctx, merchant=s.room.merchant_id, status="confirmed")
         if r["datetime"] == slot
     ]
-    return len(rows) == 1 and rows[0]["party_size"] >= len(s.roster)
+
+
+def room_ok(ctx: Any, s: Workshop) -> bool:
+    """The workshop room is reserved once at the start time for everyone attending as of now (a
+    drop-out's seat need not be held: the platform holds a room for the whole party booked)."""
+    rows = _room_rows(ctx, s)
+    return len(rows) == 1 and rows[0]["party_size"] >= len(s.roster_at(ctx.now))
+
+
+#: The words of a line that claims an amount.
+CLAIMING = text.Phrases(["claim", "reimburse", "refund me", "pay back", "报销", "申请"])
+
+
+def claims_amount(body: str, amount: float) -> bool:
+    """Whether a claim mail asks for ``amount``: a line that claims (not "is not part of this
+    claim") and gives it as what is claimed, not as a term of the sum that leads to it ("Amount
+    claimed: 1278.00 - 120.00 = 1158.00" claims 1158). A line giving the receipt's total as the
+    receipt's ("Receipt: ..., total 1278.00 CNY") claims nothing."""
+    for line in body.splitlines():
+        result = line.rsplit("=", 1)[-1]
+        if CLAIMING.affirmed_in(line) and text.mentions_amount(result, amount):
+            return True
+    return False
+
+
+def room_held(ctx: Any, s: Workshop) -> bool:
+    """The room is reserved once at the start time for the party as it was or as it is now: the
+    work was done (whether it fits the headcount now is :func:`room_ok`'s rule, judged by the
+    room's own checks, not by every check gated on the event being run)."""
+    rows = _room_rows(ctx, s)
+    return len(rows) == 1 and rows[0]["party_size"] >= min(len(s.roster), len(s.roster_at(ctx.now)))
 
 
 def booked(ctx: Any, s: Workshop) -> bool:
@@ -260,7 +290,7 @@ def booked(ctx: Any, s: Workshop) -> bool:
     right (a valid restaurant, the headcount) is :func:`table_ok`'s rule, judged by the checks
     about the table, so a cancellation left unhandled fails those, not every check gated here.
     """
-    return room_ok(ctx, s) and bool(tables(ctx, s, live=False))
+    return room_held(ctx, s) and bool(tables(ctx, s, live=False))
 
 
 def held_name(ctx: Any, s: Workshop) -> str | None:
