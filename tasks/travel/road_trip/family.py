@@ -36,6 +36,7 @@ import numpy as np
 
 from vibelife_env.checks import state, text
 from vibelife_env.checks.kinds import require_stated
+from vibelife_env.checks.verdict import because
 from vibelife_env.families import Family, InstanceKey, InstanceProfile, TaskBuilder
 from vibelife_env.probes import ledger, rail, road, trip
 from vibelife_env.probes.base import Probe, Slot
@@ -467,7 +468,9 @@ class RoadTrip(Family):
             b.seed("calendar", cal_seed.events(paper.plant_appointment(story, key)))
             for slot in slots:
                 if "kickoff" in slot.steps:
-                    slot.steps["kickoff"] = [paper.reading_first(f) if f is propose else f for f in slot.steps["kickoff"]]
+                    slot.steps["kickoff"] = [
+                        paper.reading_first(f) if f is propose else f for f in slot.steps["kickoff"]
+                    ]
         stage_of, order = rail.assemble(b, story, slots, probes, self._checks, road.RoadAgent)
         if on_paper:  # the latent fact; every check's rules, where they live; the stated ones stated
             paper.add_latent(b, stage_of["kickoff"], stage_of["go_ahead"])
@@ -490,7 +493,7 @@ class RoadTrip(Family):
         pool: list[Probe] = [
             road.CarTrouble(rng),
             DuplicateCharge(rng),
-            road.BudgetShock(rng),
+            (paper.PaperBudgetShock if on_paper else road.BudgetShock)(rng),
             rail.HotelWalk(rng),
             late(rng, lang=story.lang, requires=story.booked),
         ]
@@ -891,6 +894,8 @@ class RoadTrip(Family):
 
         def car_cost(ctx: Any) -> float | None:
             held = road.cars(ctx, s)
+            if on_paper:  # the car as booked (its cover too): whether the cover is right is the booking's check
+                return paper.booked_all_in(ctx, s, held[0]) if len(held) == 1 else None
             return road.car_all_in(ctx, s, held[0].offer_id) if len(held) == 1 else None
 
         def hotels_total(ctx: Any) -> float:
@@ -928,6 +933,8 @@ class RoadTrip(Family):
             """One rental after the go-ahead: a car the rules accept, full cover, permit holders only, all in within the cap."""
             held = road.cars(ctx, s)
             cost = car_cost(ctx)
+            if on_paper:  # the rules the docstring names, each with its reason
+                return _car_verdict(ctx, s, held, cost, ga)
             return s.booked(ctx) and all(c.created >= ga for c in held) and cost is not None and cost <= s.car_cap + 0.5
 
         @b.checks.stage(g, weight=5, tags=("execution", "constraint"), id=f"s{g:02d}_stays_booked_after_go_ahead")
@@ -1262,6 +1269,27 @@ def _names_valid_car(ctx: Any, s: road.RoadStory, body: str) -> bool:
         (good if ok else bad).add(r["model"])
     named = {m for m in good | bad if m.lower() in body.lower()}
     return bool(named & good) and not (bad and bad <= named)
+
+
+def _car_verdict(ctx: Any, s: road.RoadStory, held: list[road.CarHeld], cost: float | None, ga: datetime) -> bool:
+    """The paper level's verdict on the rental: booked after the go-ahead, a car the rules accept
+    (seats, suitcases, an electric car's range), full cover, permit holders only, within the cap."""
+    if not s.booked(ctx) or len(held) != 1:
+        return because(False, f"{len(held)} live rentals, not one (or the trip is not booked)")
+    c = held[0]
+    if c.created < ga:
+        return because(False, "the car was booked before the go-ahead")
+    if not s.vehicle_ok(road.vehicle_row(ctx, c.vehicle_id)):
+        return because(
+            False, "the car booked lacks the seats or the luggage room, or is an electric car short of range"
+        )
+    if c.plan_id != "ins_full":
+        return because(False, f"the rental's cover is {c.plan_id}, not the full cover (zero excess)")
+    if not road.drivers_ok(s, c.drivers):
+        return because(False, f"the named drivers {list(c.drivers)} include someone without an IDP (or nobody)")
+    if cost is None or cost > s.car_cap + 0.5:
+        return because(False, f"the car all in costs {cost} CNY, over the cap of {s.car_cap:,.0f}")
+    return because(True, f"the car fits the rules and costs {cost:,.2f} CNY all in")
 
 
 def _names_proposed_car(ctx: Any, reply: str, notes: str) -> bool:

@@ -89,7 +89,9 @@ def rental_mail(story: road.RoadStory) -> str:
 def person(story: road.RoadStory) -> dict[str, Rule]:
     """The rules the person states (key -> rule, ``USER.md`` or ``AGENTS.md``), from the story."""
     s, n = story, story.size
-    rooms = f"One room a night for all {n} of us, one that sleeps {n}."
+    rooms = (
+        "One room a night for the two of us." if n == 2 else f"One room a night for all {n} of us, one that sleeps {n}."
+    )
     if s.mobility is not None:
         rooms += (
             f" {s.mobility.given} uses a wheelchair since a hip operation and cannot manage steps: the room must be "
