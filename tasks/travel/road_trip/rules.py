@@ -32,11 +32,17 @@ from vibelife_env.probes import road
 def rental_terms(story: road.RoadStory) -> dict[str, str]:
     """The rental company's welcome mail: how renting with it works (key -> sentence)."""
     d = story.domain
+    # with the licence rule about to change (the licence probe's notice), a translation still counts today
+    permit = (
+        "an International Driving Permit (IDP) or a certified translation"
+        if story.extras.get("idp_pending")
+        else "an International Driving Permit (IDP)"
+    )
     return {
-        "drivers": "Only drivers who hold an International Driving Permit (IDP) next to their Chinese licence may be "
-        "named on a rental, and every driver must be named on the booking.",
-        "pickup_docs": "At pickup every driver shows a passport, the Chinese licence and the IDP, and the card the "
-        "rental is paid with: a deposit of 3,000 CNY is held on that card.",
+        "drivers": f"Only drivers who hold {permit} next to their Chinese licence may be named on a rental, and every "
+        "driver must be named on the booking.",
+        "pickup_docs": "At pickup every driver shows a passport, the Chinese licence and the IDP (or what stands in for "
+        "it), and the card the rental is paid with: a deposit of 3,000 CNY is held on that card.",
         "condition": "Record the car's condition with us when you pick it up and again when you return it, and bring "
         "it back by the time on your booking: a late return is charged.",
         "return_fuel": "Petrol and hybrid cars come back with a full tank; electric cars come back charged to at "
