@@ -150,7 +150,7 @@ def person(story: road.RoadStory) -> dict[str, Rule]:
         ),
         Rule(
             "tell",
-            "Keep me posted: tell me what you booked (with its reference), and when something we booked changes (a "
+            "Keep me posted: tell me what you booked and any claim or case you open (with its reference), and when something we booked changes (a "
             "car, a hotel, a road, a price) tell me the new value, and when money moves the amount. Re-check as we go "
             "(the mail, the bookings, the card, the roads, the weather): plans change under us.",
         ),
