@@ -52,7 +52,9 @@ def test_rollout_of_a_family_without_split_plays_its_test_instances(tmp_path: Pa
         == 0
     )
     rows = [json.loads(line) for line in read_lines(out)]
-    assert [(r["task_id"], r["split"]) for r in rows] == [(f"travel/road_trip-test-{s % 4}-paper", "test") for s in range(5)]
+    assert [(r["task_id"], r["split"]) for r in rows] == [
+        (f"travel/road_trip-test-{s % 4}-paper", "test") for s in range(5)
+    ]
 
 
 def test_eval_on_families_plays_every_test_instance_and_reports_held_out_families_apart(
