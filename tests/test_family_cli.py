@@ -52,7 +52,9 @@ def test_rollout_of_a_family_without_split_plays_its_test_instances(tmp_path: Pa
         == 0
     )
     rows = [json.loads(line) for line in read_lines(out)]
-    assert [(r["task_id"], r["split"]) for r in rows] == [(f"travel/road_trip-test-{s % 4}", "test") for s in range(5)]
+    assert [(r["task_id"], r["split"]) for r in rows] == [
+        (f"travel/road_trip-test-{s % 4}-paper", "test") for s in range(5)
+    ]
 
 
 def test_eval_on_families_plays_every_test_instance_and_reports_held_out_families_apart(
@@ -68,7 +70,7 @@ def test_eval_on_families_plays_every_test_instance_and_reports_held_out_familie
     assert sorted(oracle["tasks"]) == sorted(
         ["demo/errands"]
         + [f"travel/city_break-test-{k}-paper" for k in range(4)]  # its default level
-        + [f"travel/road_trip-test-{k}" for k in range(4)]
+        + [f"travel/road_trip-test-{k}-paper" for k in range(4)]  # its default level too
     )
     assert set(oracle["by_family_split"]) == {"held-out families", "training families"}
     assert all(g["avg"] == 100.0 and g["tasks"] == 4 for g in oracle["by_family_split"].values())

@@ -19,7 +19,7 @@ from vibelife_env.rollout import read_dataset
 from vibelife_env.suite import get_suite
 
 CITY = "VibeLife-travel-city-break-v0"  # renders the paper level, its default
-ROAD = "VibeLife-travel-road-trip-v0"  # guided only
+ROAD = "VibeLife-travel-rail-tour-v0"  # guided only
 SINGLE = "VibeLife-demo-errands-v0"
 
 
@@ -61,7 +61,7 @@ def test_the_guided_suite_plays_the_guided_task_ids_and_the_default_suite_the_pa
 ) -> None:
     assert _eval(tmp_path / "guided", "--suite", "vibelife-200-guided") == 0
     assert "level guided (every family)" in capsys.readouterr().err
-    guided = [f"travel/{f}-test-{k}" for f in ("city_break", "road_trip") for k in range(4)]
+    guided = [f"travel/{f}-test-{k}" for f in ("city_break", "rail_tour") for k in range(4)]
     assert _task_ids(tmp_path / "guided") == guided
     meta = json.loads((tmp_path / "guided" / "report.json").read_text())["meta"]
     assert meta["levels"] == {CITY: "guided", ROAD: "guided"}
@@ -76,7 +76,7 @@ def test_the_guided_suite_plays_the_guided_task_ids_and_the_default_suite_the_pa
     capsys.readouterr()
     assert _eval(tmp_path / "refused", "--suite", "vibelife-200-guided", "--level", "paper") == 2
     err = capsys.readouterr().err
-    assert f"--level paper: {ROAD} (travel/road_trip) renders only the guided level, not paper" in err
+    assert f"--level paper: {ROAD} (travel/rail_tour) renders only the guided level, not paper" in err
     assert not (tmp_path / "refused").exists()
 
 
@@ -87,10 +87,10 @@ def test_the_guided_suite_is_validated_and_described_at_the_guided_level(
     out = capsys.readouterr().out
     assert out.splitlines()[0] == get_suite("vibelife-200-guided").describe()
     tasks = [json.loads(line)["task"] for line in out.splitlines()[1:] if '"task"' in line]
-    assert tasks == [f"travel/{f}[test:{k}]:guided" for f in ("city_break", "road_trip") for k in range(4)]
+    assert tasks == [f"travel/{f}[test:{k}]:guided" for f in ("city_break", "rail_tour") for k in range(4)]
     assert cli_main(["stats", "--suite", "vibelife-200", "--json"]) == 0
     out = capsys.readouterr().out
-    assert '"task": "travel/city_break[test:0]:paper"' in out and '"task": "travel/road_trip[test:0]:guided"' in out
+    assert '"task": "travel/city_break[test:0]:paper"' in out and '"task": "travel/rail_tour[test:0]:guided"' in out
     validate = ["validate", "--only", "--no-blast", "--quiet", "--suite"]
     assert cli_main([*validate, "vibelife-200-guided"]) == 0
     out = capsys.readouterr().out
@@ -128,7 +128,7 @@ def test_level_is_for_families_that_render_it(tmp_path: Path, capsys: pytest.Cap
     assert _eval(tmp_path / "a", "--env", SINGLE, "--level", "guided") == 2
     assert f"--level guided: {SINGLE} is a single task; --level is for scenario families" in capsys.readouterr().err
     assert _eval(tmp_path / "b", "--env", ROAD, "--level", "paper") == 2
-    assert f"{ROAD} (travel/road_trip) renders only the guided level, not paper" in capsys.readouterr().err
+    assert f"{ROAD} (travel/rail_tour) renders only the guided level, not paper" in capsys.readouterr().err
     base = ["rollout", "--agent", "null", "--no-progress", "--out", str(tmp_path / "r.jsonl")]
     assert cli_main([*base, "--env", SINGLE, "--level", "paper"]) == 2
     assert f"{SINGLE} is a single task" in capsys.readouterr().err

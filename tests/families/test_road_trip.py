@@ -17,7 +17,7 @@ from vibelife_env.world import World
 
 ENV = "VibeLife-travel-road-trip-v0"
 
-F = FamilyHarness(ENV)
+F = FamilyHarness(ENV, level="guided")
 _family, _oracle, _run, _failed, _silent = F.family, F.oracle, F.run, failed_checks, silent
 
 
@@ -32,7 +32,7 @@ def _story(split: str, index: int) -> road.RoadStory:
 def test_the_family_is_held_out_and_states_its_rules():
     fam = _family()
     assert type(fam).heldout
-    task = fam.instance("test", 2)
+    task = fam.instance("test", 2, "guided")
     story = task.oracle[0].story
     user, agents, route = (task.workspace_files[f] for f in ("USER.md", "AGENTS.md", "ROUTE.md"))
     assert f"{story.car_cap:,.0f} CNY" in user and f"{story.hotel_cap:,.0f} CNY" in user
@@ -75,13 +75,13 @@ def test_only_permit_holders_may_be_named_drivers():
     assert not road.drivers_ok(s, (s.user.name, barred.name))
     assert road.drivers_ok(s, (s.user.name,))
     assert not road.drivers_ok(s, ())
-    assert "no IDP" in _family().instance("train", seed).workspace_files["DOCUMENTS.md"]
+    assert "no IDP" in _family().instance("train", seed, "guided").workspace_files["DOCUMENTS.md"]
 
 
 def test_a_road_closure_splits_the_drive_and_moves_the_next_stay():
     seed = _seed("road_closure")
     s = _story("train", seed)
-    probe = _family().instance("train", seed).oracle[0].steps["closure_brief"][0].__self__
+    probe = _family().instance("train", seed, "guided").oracle[0].steps["closure_brief"][0].__self__
     assert probe.drive.hours <= 6 < probe.drive.hours + probe.extra  # the detour breaks the stated limit
     after = {x.key: x for x in s.stays_at(probe.at)}
     assert after["s_via"].check_in == probe.day and after["s_via"].city.name == probe.via.name
@@ -103,7 +103,7 @@ def test_a_swapped_car_needs_the_difference_claimed_and_the_refund_booked():
 
 def test_the_stand_in_car_fits_the_rules_and_costs_less_a_day():
     seed = _seed("car_trouble", "car_swap")
-    task = _family().instance("train", seed)
+    task = _family().instance("train", seed, "guided")
     s = task.oracle[0].story
     world = World(task.images, task.workspace_files, s.kickoff, task.meta.timezone)
     ctx = script_context(world)
