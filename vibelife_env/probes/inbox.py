@@ -50,6 +50,8 @@ class Background:
 
     message_ids: tuple[str, ...]
     sql: str
+    #: The near-namesakes' Message-IDs among them (genuine mail a check may keep intact).
+    namesakes: tuple[str, ...] = ()
 
 
 def _message_id(n: int, sender: str, at: datetime) -> str:
@@ -100,11 +102,13 @@ def background(
             sender, subject = "notify@swiftparcel.example", f"Parcel {parcel} delivered"
             body = f"Your parcel {parcel} was delivered to your building's parcel locker."
         made.append((_message_id(i, sender, at), subject, sender, at, body, read))
+    namesake_ids: set[str] = set()
     for j, name in enumerate(namesakes):
         word = name.split()[0]
         at = before - timedelta(days=int(rng.integers(3, days)), hours=int(rng.integers(0, 12)))
         sender = f"hello@{word.lower()}-supplies.example"
         body = f"{word} Supplies wholesale catalogue: fittings, tools and spares. Trade prices for members."
+        namesake_ids.add(_message_id(count + j, sender, at))
         made.append(
             (
                 _message_id(count + j, sender, at),
@@ -120,4 +124,5 @@ def background(
         mail_seed.message(mid, subject, sender, to, at, body, read=read)
         for mid, subject, sender, at, body, read in made
     )
-    return Background(tuple(m[0] for m in made), sql)
+    named = tuple(m[0] for m in made if m[0] in namesake_ids)
+    return Background(tuple(m[0] for m in made), sql, named)

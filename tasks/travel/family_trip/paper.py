@@ -322,7 +322,7 @@ def seed(b: Any, story: trip.TripStory, rng: np.random.Generator) -> None:
         + "\n"
         + bg.sql,
     )
-    story.extras["legit_mail"] = [m.id for m in mails] + [i for i in bg.message_ids if "namesake" in i]
+    story.extras["legit_mail"] = [m.id for m in mails] + list(bg.namesakes)
     story.extras["paper_mail"] = [(m.sender.split("@")[1], m.sender) for m in mails]  # (search text, sender) to read
 
 
