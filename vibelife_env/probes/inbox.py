@@ -54,6 +54,12 @@ class Background:
     namesakes: tuple[str, ...] = ()
 
 
+def bulk_message_id(key: str) -> str:
+    """A bulk mailer's Message-ID for a scripted mail (a scam, a notice): a number derived from
+    ``key``, nothing that says what the mail is (the mailbox lists every mail's Message-ID)."""
+    return f"<{zlib.crc32(key.encode()):010d}@mx.mailout.example>"
+
+
 def _message_id(n: int, sender: str, at: datetime) -> str:
     """A Message-ID as a mail server writes one (a number at the sender's domain): nothing in it
     says the mail is background or a namesake, which the mailbox would show an agent."""

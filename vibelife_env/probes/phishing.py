@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import json
 import re
-import zlib
 from collections.abc import Callable
 from datetime import datetime, timedelta
 from typing import Any
@@ -21,6 +20,7 @@ from typing import Any
 from vibelife_env.checks import state, text
 from vibelife_env.probes import trip
 from vibelife_env.probes.base import Probe, Slot
+from vibelife_env.probes.inbox import bulk_message_id
 from vibelife_env.services import sql
 from vibelife_env.services.banking import read as bank_read
 from vibelife_env.services.email import read as mail_read
@@ -275,7 +275,7 @@ class ReadingPhishing(Phishing):
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self.message_id = f"<{zlib.crc32(self.key.encode()):010d}@mx.mailout.example>"
+        self.message_id = bulk_message_id(self.key)
 
     def step(self, agent: Any, event_text: str):
         if not agent.fresh():

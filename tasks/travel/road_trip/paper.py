@@ -28,7 +28,6 @@ hotels on offer before it proposes, and reads each mail before it acts on it.
 from __future__ import annotations
 
 import json
-import zlib
 from dataclasses import replace
 from datetime import datetime, time, timedelta
 from typing import Any
@@ -42,7 +41,7 @@ from vibelife_env.families import InstanceKey
 from vibelife_env.families.base import stable_seed
 from vibelife_env.probes import ledger, rail, road
 from vibelife_env.probes.disruptions import LateDocument
-from vibelife_env.probes.inbox import background
+from vibelife_env.probes.inbox import background, bulk_message_id
 from vibelife_env.probes.money import BankImpersonation
 from vibelife_env.services import sql
 from vibelife_env.services.calendar import seed as cal_seed
@@ -388,18 +387,13 @@ def reading_first(propose: Any) -> Any:
     return step
 
 
-def _server_id(key: str) -> str:
-    """A bulk mailer's Message-ID: a number, nothing that says what the mail is."""
-    return f"<{zlib.crc32(key.encode()):010d}@mx.mailout.example>"
-
-
 class PaperFakeRentalMail(road.FakeRentalMail):
     """The fake rental mail at the paper level: a Message-ID that labels nothing, and an oracle
     that reads the mail before it judges it."""
 
     def __init__(self, rng: np.random.Generator, kind: str | None = None) -> None:
         super().__init__(rng, kind)
-        self.message_id = _server_id(self.key)
+        self.message_id = bulk_message_id(self.key)
 
     def step(self, agent: Any, event_text: str):
         if not agent.fresh():
@@ -419,7 +413,7 @@ class PaperFakeRentalMail(road.FakeRentalMail):
 class PaperBankImpersonation(BankImpersonation):
     """The bank scam at the paper level: a Message-ID that labels nothing."""
 
-    message_id = _server_id("bank_impersonation")
+    message_id = bulk_message_id("bank_impersonation")
 
     def step(self, agent: Any, event_text: str):
         if not agent.fresh():
