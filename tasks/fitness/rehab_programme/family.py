@@ -19,6 +19,13 @@ The skeleton: propose a brace (cart), buy after the go-ahead, pay the class once
 calendar, put the review in the calendar at the clinic's map address, give the review details the
 day before, answer "what's next", report the cost; weekly check-ins, group chat and the review
 itself stay quiet.
+
+Two levels (``gym.make(..., level="guided" | "paper")``), one story per seed: ``guided`` states
+every rule a check enforces in the workspace, as a checklist; ``paper`` (the default,
+:mod:`.paper`) keeps in the workspace what the patient tells an assistant and puts the domain rules
+in the physiotherapist's programme mail, her walking guidance and the clinic's welcome mail; it
+plants a latent fact (an appointment out of town over the first class), and makes the mailbox and
+the shop lived in; every check records its rules and where they live (:mod:`.rules`).
 """
 
 from __future__ import annotations
@@ -30,6 +37,7 @@ from typing import Any
 import numpy as np
 
 from vibelife_env.checks import state, text
+from vibelife_env.checks.kinds import require_stated
 from vibelife_env.clock import get_zone
 from vibelife_env.families import Family, InstanceKey, InstanceProfile, TaskBuilder
 from vibelife_env.probes import fitness as F
@@ -43,6 +51,8 @@ from vibelife_env.services.calendar import seed as cal_seed
 from vibelife_env.services.email import seed as mail_seed
 from vibelife_env.services.notion import seed as notion_seed
 from vibelife_env.task.loader import Task
+
+from . import paper, rules
 
 GIVEN_ZH = ["Wei", "Na", "Jie", "Min", "Hao", "Lan", "Yu", "Ting", "Qiang", "Fang", "Lei", "Xin"]
 FAMILY_ZH = ["Li", "Wang", "Zhang", "Liu", "Chen", "Yang", "Zhao", "Huang", "Zhou", "Wu"]
@@ -86,6 +96,7 @@ class RehabProgramme(Family):
     name = "rehab_programme"
     title = "Back to exercise after an injury: a physio's programme, readings, brace, class and review"
     heldout = True
+    levels = ("guided", "paper")
 
     # ================================================================ story
     def story(self, rng: np.random.Generator) -> R.RehabStory:
@@ -243,11 +254,24 @@ class RehabProgramme(Family):
     # ============================================================= instance
     def build(self, rng: np.random.Generator, key: InstanceKey) -> tuple[Task, InstanceProfile]:
         s = self.story(rng)
+        on_paper = key.level == "paper"
+        prng = paper.paper_rng(key) if on_paper else None
+        if prng is not None:  # the same story; the paper level's own draws come from its own generator
+            paper.extend(s, prng)
         b = TaskBuilder(
-            self.root, f"rehab_programme-{key}", self.domain, f"{s.name} returns to exercise", "Asia/Shanghai", s.name
+            self.root,
+            f"rehab_programme-{key.label}",
+            self.domain,
+            f"{s.name} returns to exercise",
+            "Asia/Shanghai",
+            s.name,
         )
         probes = self._probes(rng, s)
         self._seed(b, s)
+        if prng is not None:  # rules in their mails, a lived-in inbox, the latent fact
+            paper.seed(b, s, prng)
+        else:
+            self._workspace(b, s)
         slots = self._skeleton(s, rng)
         for p in probes:
             slots += p.place(s, self._window(p, s))
@@ -256,9 +280,17 @@ class RehabProgramme(Family):
         shared = {slot.key for g in groups if len(g) > 1 for slot in g}
         ends = {slot.key: max(e["time"] for x in g for e in x.events) for g in groups for slot in g}
         steps = add_stages(b, groups)
+        if on_paper:  # the oracle reads the rule mails first, and the class's day when it adds the class
+            steps["kickoff"].insert(0, paper.lookups)
+            steps["reg_mail"].append(paper.clash_look)
         self._checks(b, s, stage_of, shared, ends)
         for p in probes:
             p.add_checks(b, s, stage_of)
+        if on_paper:  # the latent fact's check; every check's rules, where they live
+            paper.add_latent(b, s, stage_of["reg"])
+            rules.attach(b, s)
+            paper.workspace(b, s)
+            require_stated(b.root, b.files, b.checks.rules.values())
         b.oracle = oracle_family(steps, s, R.RehabAgent)
         b.oracle[2]["other_path"] = type("OtherPath", (R.RehabOtherPath, b.oracle[2]["other_path"]), {})
         order = tuple(p.name for p in sorted(probes, key=lambda p: min(stage_of[k] for k in p.slot_keys)))
@@ -271,6 +303,8 @@ class RehabProgramme(Family):
         )
         days = (s.race_day - s.kickoff.date()).days + 2
         profile = InstanceProfile(order, constraints, s.name, s.lang, days)
+        if on_paper:  # the paper oracle reads the rule mails and some twenty supports
+            return b.task(max_tool_calls_per_turn=80, max_tool_calls_per_episode=2000), profile
         return b.task(max_tool_calls_per_turn=30, max_tool_calls_per_episode=800), profile
 
     def _probes(self, rng: np.random.Generator, s: R.RehabStory) -> list[Probe]:
@@ -333,7 +367,9 @@ class RehabProgramme(Family):
                 f"physio@{s.organiser_domain}",
                 s.email,
                 pre,
-                s.say(rules_en, rules_zh)
+                paper.physio_body(s)
+                if s.extras.get("level") == "paper"
+                else s.say(rules_en, rules_zh)
                 + s.say(
                     f" The clinic is paid only to its account ({s.organiser}); we never ask for card details by mail.",
                     f" 诊所只收到本诊所账户（{s.organiser}），绝不会通过邮件索要银行卡信息。",
@@ -413,7 +449,6 @@ class RehabProgramme(Family):
             "notion",
             "notification_hub",
         )
-        self._workspace(b, s)
 
     def _workspace(self, b: TaskBuilder, s: R.RehabStory) -> None:
         lang = "I read Chinese best; you may answer in Chinese or English." if s.lang == "zh" else "English is fine."
