@@ -317,4 +317,14 @@ def clash_look(agent: Any, event_text: str) -> Any:
     return []
 
 
-__all__ = ["add_latent", "clash_look", "extend", "lookups", "paper_rng", "physio_body", "rule_mails", "seed", "workspace"]
+__all__ = [
+    "add_latent",
+    "clash_look",
+    "extend",
+    "lookups",
+    "paper_rng",
+    "physio_body",
+    "rule_mails",
+    "seed",
+    "workspace",
+]
