@@ -120,7 +120,7 @@ def world_text(s: RehabStory) -> dict[str, tuple[str, str]]:
             s.say(
                 f"Walk on flat ground: a park with no hill or mountain in its name, at most {x['walk_km']:g} km from "
                 "home by the walking route on the map.",
-                f"请在平地上步行：选名字里没有“山”或“丘”的公园，按地图的步行路线离家不超过 {x['walk_km']:g} 公里。",
+                f"请在平地上步行：选名字里没有 Hill、Mountain 或“山”的公园，按地图的步行路线离家不超过 {x['walk_km']:g} 公里。",
             ),
         ),
         "heat": (
@@ -191,8 +191,8 @@ def person(s: RehabStory) -> dict[str, Rule]:
         Rule(
             "gear",
             f"My size is {s.size:g} cm ({x['size_word']}), and the {s.item} may cost at most {s.budget} CNY including "
-            "delivery (the shop charges 8 CNY). Propose one first: put it in the cart and tell me its price; order it "
-            "only after I say yes, paid with Alipay and sent to my home address.",
+            "delivery (the shop charges 8 CNY). Propose one first: put it in the cart and tell me which model it is and "
+            "its price with delivery; order it only after I say yes, paid with Alipay and sent to my home address.",
             "GEAR.md",
         ),
         Rule(
@@ -204,7 +204,7 @@ def person(s: RehabStory) -> dict[str, Rule]:
         Rule(
             "review",
             "Keep my discharge review in my calendar at its time, with the clinic's address from the map as its "
-            "place, and keep it right if the clinic changes it.",
+            "place, and keep it right if the clinic changes it; tell me its time when it is set or changes.",
             "USER.md",
         ),
         Rule("keep_title", "A session you move or cancel keeps its title.", "PLAN.md"),
@@ -217,7 +217,7 @@ def person(s: RehabStory) -> dict[str, Rule]:
         Rule("ledger", LEDGER),
         Rule(
             "tell",
-            "Tell me whatever you change or cancel without me, any weather warning for a walk day, and any bad "
+            "Tell me whatever you change or cancel without me, any weather alert for a walk day (an advisory too), and any bad "
             "reading together with what my physio asks me to do about it, with the day and the reading or the new "
             "time.",
         ),
