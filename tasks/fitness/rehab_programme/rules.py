@@ -5,7 +5,8 @@ At the guided level the workspace states every rule as a checklist and the check
 (:func:`attach`), each a :class:`~vibelife_env.checks.kinds.Rule`:
 
 - what the patient tells their assistant (:func:`person`): the support's size, budget and
-  go-ahead, signing up for the class, keeping the review in the calendar, the titles of moved
+  go-ahead, signing up for the class, keeping the review in the calendar, where the long walks go
+  in the calendar, the titles of moved
   sessions, the rehab log, the ledger, what to tell them, one red line; it lives in ``USER.md``,
   ``PLAN.md``, ``GEAR.md`` or ``AGENTS.md``, rendered there verbatim;
 - domain rules live where a patient learns them (:func:`world`): the physiotherapist's programme
@@ -207,6 +208,12 @@ def person(s: RehabStory) -> dict[str, Rule]:
             "place, and keep it right if the clinic changes it; tell me its time when it is set or changes.",
             "USER.md",
         ),
+        Rule(
+            "walks",
+            "My long walks go in a park my physio's walking advice allows; set that park as the place of each walk in "
+            "my calendar.",
+            "PLAN.md",
+        ),
         Rule("keep_title", "A session you move or cancel keeps its title.", "PLAN.md"),
         Rule(
             "log",
@@ -257,9 +264,9 @@ LABELS: dict[str, tuple[str, ...]] = {
     "review_in_calendar": ("review",),
     "review_time_told": ("review",),
     "review_details_told": ("review", "review_posts"),
-    "walks_in_a_valid_park": ("flat_park",),
-    "park_named": ("flat_park",),
-    "f_walks_still_in_a_valid_park": ("flat_park",),
+    "walks_in_a_valid_park": ("walks", "flat_park"),
+    "park_named": ("walks", "flat_park"),
+    "f_walks_still_in_a_valid_park": ("walks", "flat_park"),
     "x_nothing_bought_before_go_ahead": ("gear",),
     "x_programme_rules_hold": ("consecutive", "weekend_walks", "deload", "no_impact"),
     "x_class_paid_exactly_once": ("class", "pay_clinic"),
