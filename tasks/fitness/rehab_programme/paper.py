@@ -117,6 +117,7 @@ def extend(s: R.RehabStory, rng: np.random.Generator) -> None:
     s.extras["decoy_braces"] = more
     en, zh = rules.AWAY[int(rng.integers(0, len(rules.AWAY)))]
     s.extras["away_title"] = s.say(en, zh)
+    s.extras["away_title_en"] = en  # a reply in English to a Chinese persona names it so
     s.extras["away_start"] = s.at(s.extras["class_day"], 9, int(rng.choice([0, 30])))
     s.extras["level"] = "paper"
 
@@ -216,7 +217,7 @@ def add_latent(b: Any, s: R.RehabStory, stage: int) -> None:
         label="first_class_clash_raised",
         tags=("calendar", "proactivity"),
         what=f"the clash between the first class and the {title}",
-        names=(title,),
+        names=tuple(dict.fromkeys((title, str(s.extras["away_title_en"])))),
         rule=rules.latent(s),
     ).add(b.checks)
 

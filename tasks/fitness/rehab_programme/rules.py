@@ -66,8 +66,8 @@ def world_text(s: RehabStory) -> dict[str, tuple[str, str]]:
         "brace_type": (
             physio,
             s.say(
-                f"Wear a {x['spec']}-type {s.item} while you train, not a {x['miss']} support: that is the one that "
-                "protects the joint we are working on.",
+                f"Wear the {s.item} I prescribed while you train: the {x['spec']} type, not a {x['miss']} support; that "
+                "is the one that protects the joint we are working on.",
                 f"训练时请佩戴 {x['spec']} 型{x['item_zh']}，不要用 {x['miss']} 型护具：它保护的才是我们正在康复的部位。",
             ),
         ),
