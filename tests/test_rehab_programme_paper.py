@@ -186,3 +186,34 @@ def test_the_latent_check_wants_the_clash_with_the_first_class_raised():
     assert kept[LATENT]["passed"] and kept["class_in_calendar"]["passed"]
     assert not silent[LATENT]["passed"] and silent[LATENT]["reason"]
     assert silent["class_in_calendar"]["passed"] and silent["class_paid_once"]["passed"]  # the work is not voided
+
+
+# ---------------------------------------------------------------- one misjudgement voids only its own checks
+def _wrong_pick(agent: Any, text: str):
+    """The kick-off with a misjudged support: the physio's near-miss type in the right size, in the cart."""
+    s = agent.story
+    wrong = next(w for w in s.shoes if w.role == "wrong_type")
+    yield agent.call(
+        "ecommerce__add_to_cart", user_id=F.USER, product_id=wrong.product_id, sku_id=wrong.skus[s.size], qty=1
+    )
+    return [f"My pick: {wrong.title}. It is in the cart; shall I order it?"]
+
+
+@pytest.mark.parametrize("instance", [0, 1])
+def test_a_wrong_support_costs_its_own_checks_not_the_later_work(instance):
+    where = {"split": "test", "instance": instance}
+    env = gym.make(ENV, level="paper", **where)
+    try:
+        oracle = base_env(env).task.oracle[0]
+        steps = {**oracle.steps, "kickoff": [*oracle.steps["kickoff"][:1], _wrong_pick]}
+        result = run_episode(env, type("Probe", (oracle,), {"steps": steps})(), seed=0, record=False)
+    finally:
+        env.close()
+    failed = {label(c["id"]) for c in result.checks if not c["passed"]}
+    # the pick's own checks, and nothing else: the readings', the storm's, the quiet days', the ledger's stand
+    assert failed == {
+        "valid_brace_in_cart_nothing_bought",
+        "price_with_delivery_told",
+        "model_named",
+        "valid_brace_bought",
+    }
