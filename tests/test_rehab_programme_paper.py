@@ -217,3 +217,30 @@ def test_a_wrong_support_costs_its_own_checks_not_the_later_work(instance):
         "model_named",
         "valid_brace_bought",
     }
+
+
+def _pay_again(agent: Any, text: str):
+    """A second payment of the class fee, booked like the first (the misjudgement: paying twice)."""
+    s = agent.story
+    made = yield agent.call(
+        "banking__pay_payee", account_id="acc_current", payee_id="pay_org", amount_minor=s.fee_minor, memo="class fee"
+    )
+    agent.book("class fee (again)", made["tx_id"], s.fee_minor / 100)
+    yield agent.write_ledger()
+    return []
+
+
+@pytest.mark.parametrize("instance", [0, 3])
+def test_a_fee_paid_twice_costs_the_payment_checks_not_the_later_work(instance):
+    where = {"split": "test", "instance": instance}
+    env = gym.make(ENV, level="paper", **where)
+    try:
+        oracle = base_env(env).task.oracle[0]
+        steps = {**oracle.steps, "reg_mail": [*oracle.steps["reg_mail"], _pay_again]}
+        result = run_episode(env, type("Probe", (oracle,), {"steps": steps})(), seed=0, record=False)
+    finally:
+        env.close()
+    failed = {label(c["id"]) for c in result.checks if not c["passed"]}
+    assert {"class_paid_once", "x_class_paid_exactly_once"} <= failed
+    own = {"class_paid_once", "x_class_paid_exactly_once", "fee_told_and_booked", "fee_not_paid_twice"}
+    assert failed <= own | {"already_paid_told"}, failed - own
