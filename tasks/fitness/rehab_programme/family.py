@@ -25,7 +25,8 @@ every rule a check enforces in the workspace, as a checklist; ``paper`` (the def
 :mod:`.paper`) keeps in the workspace what the patient tells an assistant and puts the domain rules
 in the physiotherapist's programme mail, her walking guidance and the clinic's welcome mail; it
 plants a latent fact (an appointment out of town over the first class), and makes the mailbox and
-the shop lived in; every check records its rules and where they live (:mod:`.rules`).
+the shop lived in; every check records its rules and where they live (:mod:`.rules`). Its checks of
+later work gate on the work being done, not on an earlier pick being right (:func:`.paper.begun`).
 """
 
 from __future__ import annotations

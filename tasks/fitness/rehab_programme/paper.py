@@ -20,6 +20,14 @@ were):
 
 The oracle reads what it acts on: :func:`lookups` at the kick-off reads every rule mail, and
 :func:`clash_look` reads the calendar on the first class's day when it puts the class there.
+
+One misjudgement costs its own checks only: at this level the checks of later work gate on the
+work being done (:func:`begun`: a support ordered after the go-ahead or in the cart, whichever;
+:func:`paid`: the class paid, once or not), not on the kick-off's pick being right or the fee paid
+exactly once, which their own checks judge. The shared probes whose checks gate on
+:func:`vibelife_env.probes.fitness.started` or :func:`~vibelife_env.probes.fitness.registered` are
+used through family copies with these gates (:class:`RehabFlag`, :class:`StormOutlook`,
+:class:`ImpactClass`, :class:`ReviewMoved`, :class:`FakeReimbursement`; same ids, weights and draws).
 """
 
 from __future__ import annotations
