@@ -18,7 +18,7 @@ from vibelife_env.checks.context import CheckContext, EpisodeRecord
 from vibelife_env.probes import fitness as F
 from vibelife_env.probes import rehab as R
 
-H = FamilyHarness("VibeLife-fitness-rehab-programme-v0")
+H = FamilyHarness("VibeLife-fitness-rehab-programme-v0", level="guided")
 
 
 def _ctx(env: Any) -> CheckContext:
@@ -51,11 +51,13 @@ def test_impact_class_day_follows_the_rules():
     fam = H.family()
     seen = set()
     for seed in range(80):
-        p = fam.profile("train", seed)
+        p = fam.profile("train", seed, "guided")
         if "impact_class" not in p.probes:
             continue
         s = H.story(seed)
-        probe = next(x for x in fam.instance("train", seed).oracle[0].steps["impact_ask"] if hasattr(x, "__self__"))
+        probe = next(
+            x for x in fam.instance("train", seed, "guided").oracle[0].steps["impact_ask"] if hasattr(x, "__self__")
+        )
         day = probe.__self__.day
         hard = {x.day for x in s.sessions if x.kind == "hard"}
         fits = s.week_of(day) >= 3 and not ({day - timedelta(days=1), day + timedelta(days=1)} & hard)
