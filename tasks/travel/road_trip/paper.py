@@ -309,7 +309,8 @@ def workspace(b: Any, story: road.RoadStory) -> None:
         f"## The trip\n\nWe land at {s.pickup.name} airport on {s.depart_day.isoformat()} at 10:00 and fly home from "
         f"there on {s.return_day.isoformat()} at 17:00 (the flights are booked already). The car: picked up at the "
         f"airport on {s.pickup_at.strftime('%Y-%m-%d at %H:%M')}, returned there on "
-        f"{s.return_at.strftime('%Y-%m-%d at %H:%M')}. We rent from {s.company}.\n\n{stops}\n\n"
+        f"{s.return_at.strftime('%Y-%m-%d at %H:%M')}. We rent from {s.company}, and pay from our current account "
+        f"(my online banking username is {rail.USER_ID}).\n\n{stops}\n\n"
         f"Travellers: {party}.\n\nAlready planned (in my calendar):\n\n{plans or '- nothing yet'}\n\n"
         "## What matters to us\n\n" + render(mine, "USER.md"),
     )
