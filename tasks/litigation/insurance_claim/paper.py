@@ -116,6 +116,8 @@ FIRMS = [
     ("Lixin Repairs", "立信维修"), ("Jiayuan Builders", "家园建工"), ("Shunda Waterproofing", "顺达防水"),
     ("Meijia Flooring", "美家地板"), ("Kangning Restoration", "康宁修复"), ("Hengtong Glass", "恒通玻璃"),
     ("Lvyuan Drying Services", "绿源除湿"), ("Jinwan Roofing", "金湾屋面"), ("Xinyu Home Repair", "新宇家修"),
+    ("Taiping Home Insurance", "太平家财险"), ("Huaxia Property Cover", "华夏财产保障"), ("Ruifeng Plumbing", "瑞丰水电"),
+    ("Baijia Carpentry", "百家木作"), ("Qingshan Painters", "青山油漆"), ("Anju Renovation", "安居装修"),
 ]  # fmt: skip
 
 
@@ -133,7 +135,7 @@ def _merchants(b: Any, s: ClaimStory, rng: np.random.Generator) -> None:
             {
                 "merchant_id": f"mer_{int(rng.integers(10000, 99999))}{j:02d}",
                 "name": f"{en} {zh}",
-                "category": "insurance" if "Insurance" in en or "Cover" in en else "home_service",
+                "category": "home_service",
                 "city": s.extras["city"]["cn"],
                 "area": area,
                 "address": f"{area} {int(rng.integers(1, 99))}号",
