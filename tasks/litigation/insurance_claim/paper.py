@@ -101,9 +101,7 @@ def seed(b: Any, s: ClaimStory, rng: np.random.Generator) -> None:
     s.extras["clash_names"] = (summary, *words)
     h: datetime = s.extras["hearing"]
     start = h - timedelta(minutes=30)
-    row = cal_seed.event_row(
-        "evt_appointment", summary, start, start + timedelta(hours=2), location="Across town"
-    )
+    row = cal_seed.event_row("evt_appointment", summary, start, start + timedelta(hours=2), location="Across town")
     b.seed("calendar", cal_seed.events(row))
     _merchants(b, s, rng)
 
