@@ -18,6 +18,13 @@ service; the loss adjuster's visit booked and moved in the calendar) and
 :mod:`vibelife_env.probes.legal` (a low-ball settlement offer against the user's rule, the
 hearing moved silently, late photo evidence, the walk to court, an amended regulation, a fake
 court-fee mail) and the insurer's interim payout with the running claim ledger in the notes, four to seven per instance in random order.
+
+Two levels (``gym.make(..., level="guided" | "paper")``), one story per seed: ``guided`` states
+every rule a check enforces in CASE.md, POLICY.md and AGENTS.md, as a checklist (its instances
+are the skeleton's, as they were); ``paper`` (the default, :mod:`.paper`, :meth:`InsuranceClaim._build_paper`)
+keeps in the workspace what the policyholder tells an assistant and puts the domain rules where a
+claimant learns them (the court guide, the adviser's answer, the insurer's terms, the bank's
+notice, the Insurance Law), with a latent clash at the hearing's hour (:mod:`.rules`).
 """
 
 from __future__ import annotations
