@@ -13,7 +13,7 @@ from __future__ import annotations
 from tests.families.harness import FamilyHarness, failed_checks, silent
 from vibelife_env.probes import claims as C
 
-H = FamilyHarness("VibeLife-litigation-insurance-claim-v0")
+H = FamilyHarness("VibeLife-litigation-insurance-claim-v0", level="guided")
 
 
 def test_not_held_out_and_always_plants_the_phish_and_the_storm():

@@ -18,6 +18,13 @@ service; the loss adjuster's visit booked and moved in the calendar) and
 :mod:`vibelife_env.probes.legal` (a low-ball settlement offer against the user's rule, the
 hearing moved silently, late photo evidence, the walk to court, an amended regulation, a fake
 court-fee mail) and the insurer's interim payout with the running claim ledger in the notes, four to seven per instance in random order.
+
+Two levels (``gym.make(..., level="guided" | "paper")``), one story per seed: ``guided`` states
+every rule a check enforces in CASE.md, POLICY.md and AGENTS.md, as a checklist (its instances
+are the skeleton's, as they were); ``paper`` (the default, :mod:`.paper`, :meth:`InsuranceClaim._build_paper`)
+keeps in the workspace what the policyholder tells an assistant and puts the domain rules where a
+claimant learns them (the court guide, the adviser's answer, the insurer's terms, the bank's
+notice, the Insurance Law), with a latent clash at the hearing's hour (:mod:`.rules`).
 """
 
 from __future__ import annotations
@@ -29,15 +36,26 @@ import numpy as np
 
 from vibelife_env.families import InstanceKey, InstanceProfile, TaskBuilder
 from vibelife_env.probes import claims, legal
-from vibelife_env.probes.agent import PlanAgent
-from vibelife_env.probes.base import Probe, Slot
-from vibelife_env.probes.claim_skeleton import SmallClaim, kickoff_step, quiet_step, recheck_citations
+from vibelife_env.probes.agent import PlanAgent, oracle_family
+from vibelife_env.probes.base import Probe, Slot, add_stages, shared_slots, stage_groups, stage_index
+from vibelife_env.probes.claim_skeleton import (
+    SmallClaim,
+    _acceptance,
+    _fee_receipt,
+    final_claim,
+    kickoff_step,
+    quiet_step,
+    recheck_citations,
+)
+from vibelife_env.probes.claim_skeleton import acceptance_step as guided_acceptance
 from vibelife_env.probes.events import turn
 from vibelife_env.probes.legal import ClaimAgent, ClaimStory
 from vibelife_env.services.banking import seed as bank_seed
 from vibelife_env.services.email import seed as mail_seed
 from vibelife_env.services.sql import q
 from vibelife_env.task.loader import Task
+
+from . import paper, rules
 
 INSURERS = [
     {"en": "Anheng Property Insurance", "zh": "安恒财产保险", "slug": "anheng-insurance"},
@@ -82,6 +100,7 @@ class InsuranceClaim(SmallClaim):
     domain = "litigation"
     name = "insurance_claim"
     title = "An insurance claim after storm damage: policy, evidence, weather, adjuster, settlement, court"
+    levels = ("guided", "paper")
 
     # ================================================================ story
     def story(self, rng: np.random.Generator) -> ClaimStory:
@@ -128,7 +147,9 @@ class InsuranceClaim(SmallClaim):
     # ============================================================= instance
     def build(self, rng: np.random.Generator, key: InstanceKey) -> tuple[Task, InstanceProfile]:
         """The civil-claim instance of :class:`SmallClaim`, under this family's name, with the
-        insurance constraints in its profile."""
+        insurance constraints in its profile; at the paper level :meth:`_build_paper`."""
+        if key.level == "paper":
+            return self._build_paper(rng, key)
         task, profile = super().build(rng, key)
         assert task.oracle is not None
         oracle = task.oracle[0]
@@ -139,6 +160,50 @@ class InsuranceClaim(SmallClaim):
         extra = (f"damage:{s.extras['damage_kind']}", f"notice_days:{s.extras['notice_days']}")
         profile.constraints = (*profile.constraints, *extra)
         return task, profile
+
+    def _build_paper(self, rng: np.random.Generator, key: InstanceKey) -> tuple[Task, InstanceProfile]:
+        """The skeleton's instance (the same story, probes and timeline as the guided one) with the
+        paper level's world, rules, latent fact and workspace (:mod:`.paper`, :mod:`.rules`)."""
+        story = self.story(rng)
+        story.extras["level"] = "paper"
+        prng = paper.paper_rng(key)
+        title = f"{story.name} v {story.defendant['en']}: a storm-damage insurance claim"
+        b = TaskBuilder(self.root, f"insurance_claim-{key.label}", self.domain, title, "Asia/Shanghai", story.name)
+        probes = self._probes(rng, story)
+        slots = self._layout(rng, story, probes)
+        self._seed(b, story, rng)
+        paper.seed(b, story, prng)
+        for p in probes:
+            p.setup(b, story)
+        b.callable("court_acceptance", lambda ctx: _acceptance(ctx, story))
+        b.callable("court_fee_receipt", lambda ctx: _fee_receipt(ctx, story))
+        groups = stage_groups(slots)
+        stage_of = stage_index(groups)
+        shared = shared_slots(groups)
+        steps = add_stages(b, groups)
+        steps["kickoff"].insert(0, paper.lookups)
+        steps["acceptance_notice"] = [
+            paper.acceptance_step if f is guided_acceptance else f for f in steps["acceptance_notice"]
+        ]
+        self._checks(b, story, stage_of, shared)
+        for p in probes:
+            p.add_checks(b, story, stage_of)
+        paper.add_latent(b, story, stage_of["acceptance"])
+        rules.attach(b, story)
+        paper.workspace(b, story)
+        b.oracle = oracle_family(steps, story, ClaimAgent)
+        order = tuple(p.name for p in sorted(probes, key=lambda p: min(stage_of[k] for k in p.slot_keys)))
+        constraints = (
+            *(c for p in probes for c in p.constraints),
+            f"kind:{story.defendant['kind']}",
+            f"settle_min:{story.threshold}",
+            "fee:flat" if final_claim(story) <= 10_000 else "fee:scaled",
+            f"damage:{story.extras['damage_kind']}",
+            f"notice_days:{story.extras['notice_days']}",
+        )
+        days = (story.extras["end"] - story.kickoff.date()).days + 1
+        profile = InstanceProfile(order, constraints, story.user_key, story.lang, days)
+        return b.task(max_tool_calls_per_turn=80, max_tool_calls_per_episode=2000), profile
 
     def _probes(self, rng: np.random.Generator, story: ClaimStory) -> list[Probe]:
         """The fake claims desk and the storm record always, two to five of :data:`OPTIONAL`."""
@@ -280,6 +345,9 @@ class InsuranceClaim(SmallClaim):
 
     # ============================================================= workspace
     def _workspace(self, b: TaskBuilder, s: ClaimStory) -> None:
+        if s.extras.get("level") == "paper":  # the paper level writes its own, once the checks are made
+            b.use(*SERVICES)
+            return
         d = s.defendant
         en, zh = s.extras["damage"]
         con = s.extras["contractor"]
