@@ -274,6 +274,7 @@ class MusicGrade(Family):
         )  # fmt: skip
         run = lambda ctx: paper.running(ctx, s)  # noqa: E731
         s.extras["running"] = run
+        s.extras["paid"] = lambda ctx: bool(mu.fee_payments(ctx, s))
         probes = self._probes(rng, s, run)
         paper.rename_mails(probes, key)
         slots = self._probe_slots(probes, s)
@@ -697,6 +698,8 @@ class MusicGrade(Family):
     def _checks(self, b: TaskBuilder, s: mu.MusicStory, stage_of: dict[str, int]) -> None:
         ck = b.checks
         run = s.extras.get("running") or (lambda ctx: running(ctx, s))
+        # the paper level gates the go-ahead's other checks on a payment, not on exactly one (paper.paid)
+        paid = s.extras.get("paid") or (lambda ctx: mu.fee_paid(ctx, s))
         valid = mu.valid_accompanists(s)
         invalid = [a for a in s.accompanists if a not in valid]
         go_at = s.kickoff.replace(hour=20) + timedelta(days=1)
@@ -727,18 +730,18 @@ class MusicGrade(Family):
         @ck.stage(g, weight=2, tags=("execution", "communication"), id=f"s{g:02d}_entry_sent")
         def entry(ctx: Any) -> bool:
             """The entry went to the board quoting the candidate number."""
-            return mu.fee_paid(ctx, s) and any(s.candidate_no in m.body for m in mu.mails_to(ctx, s.board_addr))
+            return paid(ctx) and any(s.candidate_no in m.body for m in mu.mails_to(ctx, s.board_addr))
 
         @ck.stage(g, weight=2, tags=("calendar",), id=f"s{g:02d}_exam_in_calendar")
         def exam_cal(ctx: Any) -> bool:
             """The exam is in the calendar at its time."""
-            return mu.fee_paid(ctx, s) and bool(mu.exam_events(ctx, s, s.exam))
+            return paid(ctx) and bool(mu.exam_events(ctx, s, s.exam))
 
         @ck.stage(g, weight=1, tags=("communication",), id=f"s{g:02d}_told")
         def g_told(ctx: Any) -> bool:
             """The reply gives the fee and the exam date."""
             r = ctx.reply(g)
-            return mu.fee_paid(ctx, s) and text.mentions_amount(r, s.fee / 100) and text.mentions_date(r, s.exam.date())
+            return paid(ctx) and text.mentions_amount(r, s.fee / 100) and text.mentions_date(r, s.exam.date())
 
         sh = stage_of["shop"]
 
@@ -770,17 +773,22 @@ class MusicGrade(Family):
                 and not any(mu.mails_to(ctx, x.email) for x in invalid)
             )
 
+        # the paper level gates the accompanist's other checks on a valid one booked, not on no invalid one ever
+        acc_gate = (
+            acc_ok if "paid" not in s.extras else lambda ctx: run(ctx) and any(mu.mails_to(ctx, x.email) for x in valid)
+        )
+
         @ck.stage(a, weight=3, tags=("calendar", "planning"), id=f"s{a:02d}_rehearsal")
         def rehearsal(ctx: Any) -> bool:
             """The rehearsal meets the rule (19:00-20:00 start, 2-7 days before the exam, clear)."""
-            return acc_ok(ctx) and mu.rehearsal_ok(ctx, s)
+            return acc_gate(ctx) and mu.rehearsal_ok(ctx, s)
 
         @ck.stage(a, weight=1, tags=("communication", "execution"), id=f"s{a:02d}_booking_details")
         def booking_details(ctx: Any) -> bool:
             """The booking mail to the accompanist gives the exam date and the rehearsal date."""
             days = {e.start.date() for e in mu.rehearsals(ctx, s)}
             mails = [m for x in valid for m in mu.mails_to(ctx, x.email)]
-            return acc_ok(ctx) and any(
+            return acc_gate(ctx) and any(
                 text.mentions_date(m.body, s.exam.date()) and text.mentions_any_date(m.body, days) for m in mails
             )
 

@@ -67,7 +67,7 @@ def rename_mails(probes: list[Probe], key: InstanceKey) -> None:
     """The probes' scripted mails under a bulk mailer's Message-ID (nothing in it says what they are)."""
     for p in probes:
         if hasattr(p, "message_id"):
-            p.message_id = bulk_message_id(f"music_grade|{key}|{p.name}")  # type: ignore[attr-defined]
+            p.message_id = bulk_message_id(f"music_grade|{key}|{p.name}")
 
 
 # ====================================================================== the story's paper facts
@@ -88,9 +88,9 @@ def extend(s: mu.MusicStory, rng: np.random.Generator, boards: list[tuple[str, s
             more.append((f"{o} {instr} Exam Pieces Grade {g}", o, g, base - int(rng.integers(1, 8)) * 100))
     for g in (s.grade - 2, s.grade + 2, s.grade + 3):
         more.append((f"{s.short} {instr} Exam Pieces Grade {g}", s.short, g, base + int(rng.integers(-6, 6)) * 100))
-    for t in ("Sight-Reading Practice", "Scales and Arpeggios", "Music Theory Workbook"):
+    for t in ("Sight-Reading Practice", "Scales and Arpeggios", "Music Theory Workbook", "Aural Training"):
         more.append((f"{instr} {t} Grade {s.grade}", "", s.grade, base - int(rng.integers(10, 30)) * 100))
-    for o in others[:1]:
+    for o in others:
         more.append((f"{o} {instr} Exam Pieces Grade {s.grade} (Melody Books)", o, s.grade, base - 200))
     for j, (title, board, grade, price) in enumerate(more):
         s.items.append(mu.Item(f"prd_book_p{j}", f"sku_book_p{j}", title, "book", board, grade, max(price, 1500),
@@ -145,7 +145,10 @@ def seed_mail(b: Any, s: mu.MusicStory, rng: np.random.Generator, subject: str) 
         ),
         (
             texts.TEACHER_MAIL,
-            say(f"{s.child_given}'s Grade {s.grade}: accompanist and practice", f"{s.child_given}的{s.grade}级考试：伴奏与练习"),
+            say(
+                f"{s.child_given}'s Grade {s.grade}: accompanist and practice",
+                f"{s.child_given}的{s.grade}级考试：伴奏与练习",
+            ),
             f"{teacher.split()[-1].lower()}@studio.example",
             k - timedelta(days=5, hours=4),
             say(f"{s.child_given} is ready to enter for Grade {s.grade}. ", f"{s.child_given}可以报考{s.grade}级了。")
@@ -211,12 +214,14 @@ def add_latent(b: Any, s: mu.MusicStory, since: int, stage: int, run: Any) -> No
 def workspace(b: Any, s: mu.MusicStory) -> None:
     """The paper level's files: who the family is and what the parent wants, no backend names."""
     table = list(rules.person(s).values())
-    speaks = mu.pick(s.lang, "Replies in English, please.", "I read and write Chinese; replies in Chinese or English are both fine.")
+    speaks = mu.pick(
+        s.lang, "Replies in English, please.", "I read and write Chinese; replies in Chinese or English are both fine."
+    )
     family = s.name.split()[0] + "'s family"
     user = (
         f"# {s.name}\n\nMail: {s.email}. {speaks} My child {s.child} ({s.child_given}) attends {s.school} and plays "
         f"the {s.instrument}; {s.extras['teacher']} teaches {s.child_given}. My login at the bank, the music shop and "
-        f"everywhere else is simply user; our family posts on the parents' platform as \"{family}\".\n\n"
+        f'everywhere else is simply user; our family posts on the parents\' platform as "{family}".\n\n'
         "## What matters to me\n\n" + render(table, "USER.md")
     )
     b.file("USER.md", user)

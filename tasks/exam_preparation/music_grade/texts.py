@@ -130,5 +130,8 @@ def person(s: Any) -> dict[str, tuple[str, str]]:
             "Look at my mail, calendar, bank and orders at every turn: things change quietly. When nothing needs me, "
             "a short reply is best.",
         ),
-        "clash": ("AGENTS.md", "If the exam moves onto something else, keep the exam and tell me what it clashes with."),
+        "clash": (
+            "AGENTS.md",
+            "If the exam moves onto something else, keep the exam and tell me what it clashes with.",
+        ),
     }
