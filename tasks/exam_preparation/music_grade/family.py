@@ -19,6 +19,15 @@ exam-day cost summary. Four to six probes come from :mod:`vibelife_env.probes.mu
 fast-track scam always, and three to five of: registration rejected, exam moved onto a family
 commitment, book out of stock with a wrong-edition offer, accompanist cancels, practice gap,
 admission slip.
+
+Two levels (``gym.make(..., level="guided" | "paper")``), one story per seed: ``guided`` states
+every rule a check enforces in USER.md and AGENTS.md, as a checklist (its instances are as they
+were, byte for byte); ``paper`` (the default, :meth:`MusicGrade._build_paper` and :mod:`.paper`)
+keeps in the workspace what the parent tells an assistant and puts the domain rules in the board's
+entry mail and rules for candidates, the teacher's mail and the school's safeguarding mail, plants
+a latent fact (the board's sound check over a weekly appointment), makes the mailbox and the shop
+catalogue lived in, and gates the later checks on the work done (a fee payment, a valid accompanist
+booked), not on an earlier pick being right; every check records its rules (:mod:`.rules`).
 """
 
 from __future__ import annotations
