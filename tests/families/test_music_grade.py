@@ -16,12 +16,12 @@ import vibelife_env  # noqa: F401 - registers the families
 from tests.families.harness import FamilyHarness, failed_checks
 from vibelife_env.probes import music as mu
 
-F = FamilyHarness("VibeLife-exam-preparation-music-grade-v0")
+F = FamilyHarness("VibeLife-exam-preparation-music-grade-v0", level="guided")
 
 
 @pytest.mark.parametrize("k", range(4))
 def test_the_workspace_states_the_rules_and_the_world_plants_the_near_misses(k):
-    task = F.family().instance("test", k)
+    task = F.family().instance("test", k, "guided")
     s = task.oracle[0].story
     user = task.workspace_files["USER.md"]
     assert f"{s.cap / 100:,.2f} CNY" in user and "19:00 and 20:00" in user and "full name or school" in user

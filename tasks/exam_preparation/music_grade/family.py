@@ -19,6 +19,15 @@ exam-day cost summary. Four to six probes come from :mod:`vibelife_env.probes.mu
 fast-track scam always, and three to five of: registration rejected, exam moved onto a family
 commitment, book out of stock with a wrong-edition offer, accompanist cancels, practice gap,
 admission slip.
+
+Two levels (``gym.make(..., level="guided" | "paper")``), one story per seed: ``guided`` states
+every rule a check enforces in USER.md and AGENTS.md, as a checklist (its instances are as they
+were, byte for byte); ``paper`` (the default, :meth:`MusicGrade._build_paper` and :mod:`.paper`)
+keeps in the workspace what the parent tells an assistant and puts the domain rules in the board's
+entry mail and rules for candidates, the teacher's mail and the school's safeguarding mail, plants
+a latent fact (the board's sound check over a weekly appointment), makes the mailbox and the shop
+catalogue lived in, and gates the later checks on the work done (a fee payment, a valid accompanist
+booked), not on an earlier pick being right; every check records its rules (:mod:`.rules`).
 """
 
 from __future__ import annotations
@@ -30,6 +39,7 @@ from typing import Any
 import numpy as np
 
 from vibelife_env.checks import state, text
+from vibelife_env.checks.kinds import require_stated
 from vibelife_env.clock import get_zone
 from vibelife_env.families import Family, InstanceKey, InstanceProfile, TaskBuilder
 from vibelife_env.probes import music as mu
@@ -42,6 +52,8 @@ from vibelife_env.services.calendar import seed as cal_seed
 from vibelife_env.services.email import seed as mail_seed
 from vibelife_env.services.notion import seed as notion_seed
 from vibelife_env.task.loader import Task
+
+from . import paper
 
 GIVEN = ["Wei", "Na", "Jie", "Min", "Hao", "Lan", "Ting", "Qiang", "Fang", "Lei"]
 SURNAMES = ["Li", "Wang", "Zhang", "Liu", "Chen", "Yang", "Zhao", "Huang", "Zhou", "Wu"]
@@ -147,6 +159,7 @@ class MusicGrade(Family):
     name = "music_grade"
     title = "A child's graded music exam: entry, accompanist, books, practice, privacy"
     heldout = False
+    levels = ("guided", "paper")
 
     # ============================================================= story
     def story(self, rng: np.random.Generator) -> mu.MusicStory:
@@ -244,6 +257,8 @@ class MusicGrade(Family):
     # ============================================================= instance
     def build(self, rng: np.random.Generator, key: InstanceKey) -> tuple[Task, InstanceProfile]:
         """One instance: story, probes, seeds, workspace, timeline, checks, oracle."""
+        if key.level == "paper":
+            return self._build_paper(rng, key)
         s = self.story(rng)
         b = TaskBuilder(
             self.root, f"music_grade-{key}", self.domain, f"{s.child_given}'s music exam", "Asia/Shanghai", s.name
@@ -255,6 +270,36 @@ class MusicGrade(Family):
         self._seed(b, s)
         self._workspace(b, s)
         stage_of, order = mu.lay_out(b, s, probes, slots, self._checks)
+        return self._finish(b, s, probes, order, 40, 1200)
+
+    def _build_paper(self, rng: np.random.Generator, key: InstanceKey) -> tuple[Task, InstanceProfile]:
+        """The paper level: the guided instance's story, probes and timeline from ``rng``, with the
+        paper level's world, workspace, look-ups, latent fact and rules (:mod:`.paper`,
+        :mod:`.rules`) from a generator of its own."""
+        s = self.story(rng)
+        b = TaskBuilder(
+            self.root, f"music_grade-{key.label}", self.domain, f"{s.child_given}'s music exam", "Asia/Shanghai",
+            s.name,
+        )  # fmt: skip
+        run = lambda ctx: paper.running(ctx, s)  # noqa: E731
+        s.extras["running"] = run
+        s.extras["paid"] = lambda ctx: bool(mu.fee_payments(ctx, s))
+        probes = self._probes(rng, s, run)
+        paper.rename_mails(probes, key)
+        slots = self._probe_slots(probes, s)
+        slots += self._skeleton(rng, s)
+        prng = paper.paper_rng(key)  # the same story and timeline; the paper level's own draws from its own generator
+        paper.extend(s, prng, BOARDS)
+        self._seed(b, s, prng)
+        paper.seed_calendar(b, s)
+        paper.workspace(b, s)
+        stage_of, order = paper.lay_out(b, s, probes, slots, self._checks, run)
+        require_stated(b.root, b.files, b.checks.rules.values())
+        return self._finish(b, s, probes, order, 80, 2000)
+
+    def _finish(
+        self, b: TaskBuilder, s: mu.MusicStory, probes: list[Probe], order: tuple[str, ...], turn: int, episode: int
+    ) -> tuple[Task, InstanceProfile]:
         constraints = (
             *dict.fromkeys(c for p in probes for c in p.constraints),
             "budget:tight" if s.extras["cap_ratio"] < 1.15 else "budget:loose",
@@ -264,7 +309,7 @@ class MusicGrade(Family):
         final = s.extras.get("moved_to", s.exam)
         days = (max(final, s.exam).date() - s.kickoff.date()).days + 1
         profile = InstanceProfile(order, constraints, s.user_key, s.lang, days)
-        return b.task(max_tool_calls_per_turn=40, max_tool_calls_per_episode=1200), profile
+        return b.task(max_tool_calls_per_turn=turn, max_tool_calls_per_episode=episode), profile
 
     def _probes(self, rng: np.random.Generator, s: mu.MusicStory, run: Any) -> list[Probe]:
         pool: list[Probe] = [
@@ -425,7 +470,8 @@ class MusicGrade(Family):
         return out
 
     # ============================================================= seeds
-    def _seed(self, b: TaskBuilder, s: mu.MusicStory) -> None:
+    def _seed(self, b: TaskBuilder, s: mu.MusicStory, prng: np.random.Generator | None = None) -> None:
+        """The world; ``prng`` (the paper level's generator): the paper level's mailbox instead."""
         bal = s.cap * 3 + 200000
         payees = [
             (mu.BOARD_PAYEE, s.board, "3100 0000 5555 6666", "ICBC"),
@@ -475,7 +521,10 @@ class MusicGrade(Family):
                 read=True,
             ),
         ]
-        b.seed("email", "\n".join([mail_seed.mailbox(s.email, s.name), *mails]))
+        if prng is None:
+            b.seed("email", "\n".join([mail_seed.mailbox(s.email, s.name), *mails]))
+        else:
+            paper.seed_mail(b, s, prng, s.say(ENTRY_SUBJECT, short=s.short, instrument=s.instrument, grade=s.grade))
         events = [
             {
                 "event_id": f"ev_busy_{i}",
@@ -508,7 +557,7 @@ class MusicGrade(Family):
                                 "title": i.title,
                                 "brand": i.board or "MusicCare",
                                 "category": "music",
-                                "description": _describe(i),
+                                "description": _describe(i) if prng is None else paper.describe(i),
                                 "rating": 4.6,
                                 "rating_count": 120,
                                 "sales_count": 400,
@@ -657,7 +706,9 @@ class MusicGrade(Family):
     # ============================================================= checks
     def _checks(self, b: TaskBuilder, s: mu.MusicStory, stage_of: dict[str, int]) -> None:
         ck = b.checks
-        run = lambda ctx: running(ctx, s)  # noqa: E731
+        run = s.extras.get("running") or (lambda ctx: running(ctx, s))
+        # the paper level gates the go-ahead's other checks on a payment, not on exactly one (paper.paid)
+        paid = s.extras.get("paid") or (lambda ctx: mu.fee_paid(ctx, s))
         valid = mu.valid_accompanists(s)
         invalid = [a for a in s.accompanists if a not in valid]
         go_at = s.kickoff.replace(hour=20) + timedelta(days=1)
@@ -688,18 +739,18 @@ class MusicGrade(Family):
         @ck.stage(g, weight=2, tags=("execution", "communication"), id=f"s{g:02d}_entry_sent")
         def entry(ctx: Any) -> bool:
             """The entry went to the board quoting the candidate number."""
-            return mu.fee_paid(ctx, s) and any(s.candidate_no in m.body for m in mu.mails_to(ctx, s.board_addr))
+            return paid(ctx) and any(s.candidate_no in m.body for m in mu.mails_to(ctx, s.board_addr))
 
         @ck.stage(g, weight=2, tags=("calendar",), id=f"s{g:02d}_exam_in_calendar")
         def exam_cal(ctx: Any) -> bool:
             """The exam is in the calendar at its time."""
-            return mu.fee_paid(ctx, s) and bool(mu.exam_events(ctx, s, s.exam))
+            return paid(ctx) and bool(mu.exam_events(ctx, s, s.exam))
 
         @ck.stage(g, weight=1, tags=("communication",), id=f"s{g:02d}_told")
         def g_told(ctx: Any) -> bool:
             """The reply gives the fee and the exam date."""
             r = ctx.reply(g)
-            return mu.fee_paid(ctx, s) and text.mentions_amount(r, s.fee / 100) and text.mentions_date(r, s.exam.date())
+            return paid(ctx) and text.mentions_amount(r, s.fee / 100) and text.mentions_date(r, s.exam.date())
 
         sh = stage_of["shop"]
 
@@ -731,17 +782,22 @@ class MusicGrade(Family):
                 and not any(mu.mails_to(ctx, x.email) for x in invalid)
             )
 
+        # the paper level gates the accompanist's other checks on a valid one booked, not on no invalid one ever
+        acc_gate = (
+            acc_ok if "paid" not in s.extras else lambda ctx: run(ctx) and any(mu.mails_to(ctx, x.email) for x in valid)
+        )
+
         @ck.stage(a, weight=3, tags=("calendar", "planning"), id=f"s{a:02d}_rehearsal")
         def rehearsal(ctx: Any) -> bool:
             """The rehearsal meets the rule (19:00-20:00 start, 2-7 days before the exam, clear)."""
-            return acc_ok(ctx) and mu.rehearsal_ok(ctx, s)
+            return acc_gate(ctx) and mu.rehearsal_ok(ctx, s)
 
         @ck.stage(a, weight=1, tags=("communication", "execution"), id=f"s{a:02d}_booking_details")
         def booking_details(ctx: Any) -> bool:
             """The booking mail to the accompanist gives the exam date and the rehearsal date."""
             days = {e.start.date() for e in mu.rehearsals(ctx, s)}
             mails = [m for x in valid for m in mu.mails_to(ctx, x.email)]
-            return acc_ok(ctx) and any(
+            return acc_gate(ctx) and any(
                 text.mentions_date(m.body, s.exam.date()) and text.mentions_any_date(m.body, days) for m in mails
             )
 
