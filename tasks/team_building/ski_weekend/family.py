@@ -14,6 +14,14 @@ Probes from :mod:`vibelife_env.probes.ski`: always the fake chalet-deposit mail,
 of a forecast that moves the storm onto the lesson day, an avalanche road closure on the morning
 out, a diet for the lodge, ski passes for the skiers only, a member asking what they owe, and the
 beginners' equipment hire that follows the lesson.
+
+Two levels (``gym.make(..., level="guided" | "paper")``), one story per seed: ``guided`` states
+every rule a check enforces in USER.md and AGENTS.md, as a checklist; ``paper`` (the default,
+:mod:`.paper`) keeps in the workspace what the organiser tells an assistant and puts the domain
+rules in the lodge platform's terms, the rental company's winter terms, the ski school's booking
+mail and the lift pass office's mail, plants a latent fact (an appointment at home during the
+weekend), and makes the mailbox, the lodges and the vans lived in; every check records its rules
+and where they live (:mod:`.rules`).
 """
 
 from __future__ import annotations
@@ -26,9 +34,12 @@ import numpy as np
 from vibelife_env.checks import state, text
 from vibelife_env.families import Family, InstanceKey, InstanceProfile, TaskBuilder
 from vibelife_env.probes import ski
-from vibelife_env.probes.base import Probe, Slot
+from vibelife_env.probes.agent import oracle_family
+from vibelife_env.probes.base import Probe, Slot, add_stages, stage_groups, stage_index
 from vibelife_env.probes.events import mutation, turn
 from vibelife_env.task.loader import Task
+
+from . import paper, rules
 
 RESORTS = ["Chongli", "Yanqing", "Beidahu", "Yabuli", "Songhua Lake", "Altay"]
 HOMES = ["Beijing", "Tianjin", "Shenyang", "Harbin", "Changchun"]
@@ -45,6 +56,7 @@ class SkiWeekend(Family):
     name = "ski_weekend"
     title = "A group ski weekend: lodge, winter-ready van, lesson, weather, scams and the cost split"
     heldout = True
+    levels = ("guided", "paper")
 
     # ================================================================ story
     def story(self, rng: np.random.Generator) -> ski.SkiStory:
@@ -129,9 +141,15 @@ class SkiWeekend(Family):
     # ============================================================= instance
     def build(self, rng: np.random.Generator, key: InstanceKey) -> tuple[Task, InstanceProfile]:
         s = self.story(rng)
-        b = TaskBuilder(self.root, f"ski_weekend-{key}", self.domain, f"Ski weekend in {s.resort}", ski.TZ, s.user)
+        on_paper = key.level == "paper"
+        prng = paper.paper_rng(key) if on_paper else None
+        if prng is not None:  # the same story; the paper level's own draws come from its own generator
+            paper.extend(s, prng)
+        b = TaskBuilder(
+            self.root, f"ski_weekend-{key.label}", self.domain, f"Ski weekend in {s.resort}", ski.TZ, s.user
+        )
         slots = self._skeleton(rng, s)
-        probes = self._probes(rng)
+        probes = self._probes(rng, on_paper)
         ga = s.extras["go_ahead"]
         for p in probes:
             if isinstance(p, ski.DepositScam):
@@ -144,7 +162,10 @@ class SkiWeekend(Family):
                 w = (ga + timedelta(days=2), s.at(s.day1 - timedelta(days=4), 20))
             slots += p.place(s, w)
             p.setup(b, s)
-        order = ski.assemble(b, s, slots, probes, lambda stage_of: self._checks(b, s, stage_of))
+        if prng is None:
+            order = ski.assemble(b, s, slots, probes, lambda stage_of: self._checks(b, s, stage_of))
+        else:
+            order = self._assemble_paper(b, s, slots, probes, prng)
         constraints = (
             *(c for p in probes for c in p.constraints),
             "budget_total",
@@ -156,12 +177,37 @@ class SkiWeekend(Family):
         )
         days = (s.extras["wrap_at"] - s.kickoff).days
         profile = InstanceProfile(order, constraints, "ski_organiser", s.lang, days, {"group": str(s.size)})
+        if on_paper:  # the paper oracle reads the rule mails and compares some twenty lodges and vans
+            return b.task(max_tool_calls_per_turn=80, max_tool_calls_per_episode=2000, language=[s.lang]), profile
         return b.task(max_tool_calls_per_turn=30, max_tool_calls_per_episode=500, language=[s.lang]), profile
 
-    def _probes(self, rng: np.random.Generator) -> list[Probe]:
+    def _assemble_paper(
+        self, b: TaskBuilder, s: ski.SkiStory, slots: list[Slot], probes: list[Probe], prng: np.random.Generator
+    ) -> tuple[str, ...]:
+        """:func:`ski.assemble` at the paper level: the rule mails, a lived-in inbox and the latent
+        fact seeded; the oracle reads the rule mails and the diary first and raises the clash; every
+        check's rules attached; the workspace a person writes."""
+        ski.seed(b, s)
+        ski.workspace(b, s)
+        paper.seed(b, s, prng)
+        plan = stage_groups(slots)
+        where = stage_index(plan)
+        steps = add_stages(b, plan)
+        steps["kickoff"] = [paper.lookups, *steps["kickoff"], paper.raise_clash]
+        b.oracle = oracle_family(steps, s, ski.SkiAgent)
+        self._checks(b, s, where)
+        for p in probes:
+            p.add_checks(b, s, where)
+        paper.add_latent(b, s, where["kickoff"])
+        rules.attach(b, s)
+        paper.workspace(b, s)
+        return tuple(p.name for p in sorted(probes, key=lambda p: min(where[k] for k in p.slot_keys)))
+
+    def _probes(self, rng: np.random.Generator, on_paper: bool = False) -> list[Probe]:
         k = int(rng.integers(3, len(ski.POOL) + 1))
         picked = [ski.POOL[int(i)](rng) for i in rng.permutation(len(ski.POOL))[:k]]
-        return [ski.DepositScam(rng), *picked]
+        scam = paper.PaperDepositScam(rng) if on_paper else ski.DepositScam(rng)
+        return [scam, *picked]
 
     # ============================================================= skeleton
     def _skeleton(self, rng: np.random.Generator, s: ski.SkiStory) -> list[Slot]:
@@ -552,7 +598,8 @@ class SkiWeekend(Family):
         @b.checks.stage(g, weight=2, tags=("calendar",), id=f"s{g:02d}_nothing_else_in_calendar")
         def tidy(ctx: Any) -> bool:
             """At the go-ahead the calendar holds the drive and at most one trip event, no lesson yet."""
-            return len(ski.drive_events(ctx, s)) == 1 and len(state.events(ctx, ski.ZONE)) <= 2
+            mine = [e for e in state.events(ctx, ski.ZONE) if e.id != paper.APPOINTMENT_ID]
+            return len(ski.drive_events(ctx, s)) == 1 and len(mine) <= 2
 
         @b.checks.stage(ls, weight=2, tags=("planning",), id=f"s{ls:02d}_lesson_names_beginners")
         def for_whom(ctx: Any) -> bool:
