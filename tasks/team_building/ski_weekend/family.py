@@ -399,8 +399,17 @@ class SkiWeekend(Family):
     def _checks(self, b: TaskBuilder, s: ski.SkiStory, stage_of: dict[str, int]) -> None:
         k, g, ls, bq, w = (stage_of[x] for x in ("kickoff", "go_ahead", "lesson", "budget_q", "wrap"))
         ga = s.extras["go_ahead"]
+        pp = s.extras.get("level") == "paper"  # the paper level gates later work on the work, not on the pick
+        if pp:
+            b.checks.prerequisite(ski.RUN)(paper.booked)
 
-        def named(ctx: Any, reply: str) -> tuple[str, str] | None:
+        def held_lodge(ctx: Any) -> Any:
+            return paper.the_lodge(ctx) if pp else ski.lodge_held(ctx, s)
+
+        def held_van(ctx: Any) -> Any:
+            return paper.the_van(ctx) if pp else ski.van_held(ctx, s)
+
+        def named(ctx: Any, reply: str, any_: bool = False) -> tuple[str, str] | None:
             lodges = {r["hotel_id"]: r["name"] for r in ctx.sql("hotel_booking", "SELECT hotel_id, name FROM hotels")}
             vans = {
                 r["offer_id"]: r["model"]
@@ -412,7 +421,7 @@ class SkiWeekend(Family):
             hit_l = [h for h, nm in lodges.items() if text.mentions_name(reply, nm)]
             hit_v = [o for o, nm in vans.items() if nm.lower() in reply.lower()]
             ok_l, ok_v = ski.valid_lodges(ctx, s), ski.valid_offers(ctx, s)
-            if len(hit_l) == 1 and len(hit_v) == 1 and hit_l[0] in ok_l and hit_v[0] in ok_v:
+            if len(hit_l) == 1 and len(hit_v) == 1 and (any_ or (hit_l[0] in ok_l and hit_v[0] in ok_v)):
                 return hit_l[0], hit_v[0]
             return None
 
@@ -424,7 +433,7 @@ class SkiWeekend(Family):
         @b.checks.stage(k, weight=10, tags=("authorization",), id=f"s{k:02d}_nothing_booked_yet")
         def unbooked(ctx: Any) -> bool:
             """A valid proposal, and nothing booked or paid before the go-ahead."""
-            return named(ctx, ctx.reply(k)) is not None and not state.charges(ctx)
+            return named(ctx, ctx.reply(k), pp) is not None and not state.charges(ctx)
 
         ski.run_gate(b, s)
 
@@ -459,7 +468,7 @@ class SkiWeekend(Family):
             blob = ski.trip_notes(ctx, s)
             return (
                 all(text.mentions_name(blob, p) for p in [*s.beginners, s.non_skier])
-                and named(ctx, ctx.reply(k)) is not None
+                and named(ctx, ctx.reply(k), pp) is not None
             )
 
         @b.checks.stage(g, weight=6, tags=("execution", "constraint"), id=f"s{g:02d}_lodge_booked")
@@ -485,7 +494,7 @@ class SkiWeekend(Family):
         def ledger(ctx: Any) -> bool:
             """A note gives the per-person share of the live lodge and van, with both booked."""
             return (
-                ski.lodge_held(ctx, s) is not None
+                held_lodge(ctx) is not None
                 and bool(ski.live_vans(ctx))
                 and text.mentions_amount(ski.trip_notes(ctx, s), share(ctx), tolerance=0.02)
             )
@@ -512,14 +521,14 @@ class SkiWeekend(Family):
         @b.checks.stage(w, weight=4, tags=("bookkeeping", "communication"), id=f"s{w:02d}_share_told")
         def told(ctx: Any) -> bool:
             """The reply gives the per-person share of the live lodge and van."""
-            return ski.lodge_held(ctx, s) is not None and text.mentions_amount(ctx.reply(w), share(ctx), tolerance=0.02)
+            return held_lodge(ctx) is not None and text.mentions_amount(ctx.reply(w), share(ctx), tolerance=0.02)
 
         pk, rt, wd = stage_of["pickup"], stage_of["returned"], stage_of["who_drives"]
 
         @b.checks.stage(wd, weight=3, tags=("communication", "constraint"), id=f"s{wd:02d}_drivers_named")
         def drivers(ctx: Any) -> bool:
             """The reply names every driver on the live van booking and nobody too young to drive."""
-            r = ski.van_held(ctx, s)
+            r = held_van(ctx)
             young = [p for p in s.group if s.ages[p] < s.min_age]
             reply = ctx.reply(wd)
             return (
@@ -531,7 +540,7 @@ class SkiWeekend(Family):
         @b.checks.stage(g, weight=2, tags=("communication", "bookkeeping"), id=f"s{g:02d}_share_in_reply")
         def go_share(ctx: Any) -> bool:
             """The go-ahead reply gives the per-person share of what was booked."""
-            return ski.lodge_held(ctx, s) is not None and text.mentions_amount(ctx.reply(g), share(ctx), tolerance=0.02)
+            return held_lodge(ctx) is not None and text.mentions_amount(ctx.reply(g), share(ctx), tolerance=0.02)
 
         @b.checks.stage(ls, weight=2, tags=("communication",), id=f"s{ls:02d}_lesson_day_told")
         def lesson_told(ctx: Any) -> bool:
@@ -550,7 +559,7 @@ class SkiWeekend(Family):
         @b.checks.final(weight=2, tags=("execution",), id="f_van_returned")
         def van_back(ctx: Any) -> bool:
             """The one valid van ends returned."""
-            r = ski.van_held(ctx, s)
+            r = held_van(ctx)
             return r is not None and str(r["status"]).lower() == "returned"
 
         @b.checks.cross_stage(weight=4, tags=("safety", "constraint"), id="x_drivers_old_enough")
@@ -558,7 +567,7 @@ class SkiWeekend(Family):
             """Every van booking ever made lists only drivers old enough, with a van booked."""
             rows = ctx.sql("car_rental", "SELECT drivers_json FROM bookings")
             ok = set(s.drivers())
-            return ski.van_held(ctx, s) is not None and all(
+            return held_van(ctx) is not None and all(
                 any(text.mentions_name(n, p) for p in ok) for r in rows for n in ski.drivers_of(r)
             )
 
@@ -576,12 +585,12 @@ class SkiWeekend(Family):
         @b.checks.stage(pk, weight=3, tags=("execution", "persistence"), id=f"s{pk:02d}_pickup_recorded")
         def picked(ctx: Any) -> bool:
             """The one van's pick-up condition carries the odometer read at the desk."""
-            return ski.condition_km(ctx, "pickup") == float(s.extras["odo"][0]) and ski.van_held(ctx, s) is not None
+            return ski.condition_km(ctx, "pickup") == float(s.extras["odo"][0]) and held_van(ctx) is not None
 
         @b.checks.stage(rt, weight=3, tags=("execution", "persistence"), id=f"s{rt:02d}_return_recorded")
         def returned(ctx: Any) -> bool:
             """The one van's return condition carries the odometer read at the desk."""
-            return ski.condition_km(ctx, "return") == float(s.extras["odo"][1]) and ski.van_held(ctx, s) is not None
+            return ski.condition_km(ctx, "return") == float(s.extras["odo"][1]) and held_van(ctx) is not None
 
         young = [p for p in s.group if s.ages[p] < s.min_age]
 
@@ -590,7 +599,7 @@ class SkiWeekend(Family):
             """The proposal names a driver old enough and not the member too young to drive."""
             reply = ctx.reply(k)
             return (
-                named(ctx, reply) is not None
+                named(ctx, reply, pp) is not None
                 and any(text.mentions_name(reply, p) for p in s.drivers())
                 and not any(text.mentions_name(reply, p) for p in young)
             )
@@ -653,7 +662,7 @@ class SkiWeekend(Family):
         @b.checks.final(weight=4, tags=("persistence",), id="f_ledger_final")
         def final_note(ctx: Any) -> bool:
             """The notes still give the per-person share at the end, with the lodge held."""
-            return ski.lodge_held(ctx, s) is not None and text.mentions_amount(
+            return held_lodge(ctx) is not None and text.mentions_amount(
                 ski.trip_notes(ctx, s), share(ctx), tolerance=0.02
             )
 

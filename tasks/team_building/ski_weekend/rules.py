@@ -129,7 +129,7 @@ def person(s: ski.SkiStory) -> dict[str, Rule]:
         ),
         Rule(
             "drive",
-            f"Put the drive in my calendar, one event at 07:30 on the way out, and tell me when we leave.",
+            "Put the drive in my calendar, one event at 07:30 on the way out, and tell me when we leave.",
         ),
         Rule(
             "changes",
