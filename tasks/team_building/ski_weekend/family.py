@@ -401,7 +401,8 @@ class SkiWeekend(Family):
         ga = s.extras["go_ahead"]
         pp = s.extras.get("level") == "paper"  # the paper level gates later work on the work, not on the pick
         if pp:
-            b.checks.prerequisite(ski.RUN)(paper.booked)
+            b.checks.prerequisite(paper.RUN)(paper.booked)
+        run = paper.RUN if pp else ski.RUN
 
         def held_lodge(ctx: Any) -> Any:
             return paper.the_lodge(ctx) if pp else ski.lodge_held(ctx, s)
@@ -435,17 +436,18 @@ class SkiWeekend(Family):
             """A valid proposal, and nothing booked or paid before the go-ahead."""
             return named(ctx, ctx.reply(k), pp) is not None and not state.charges(ctx)
 
-        ski.run_gate(b, s)
+        if not pp:
+            ski.run_gate(b, s)
 
         @b.checks.stage(
-            g, weight=8, tags=("authorization", "execution"), id=f"s{g:02d}_booked_after_go_ahead", requires=(ski.RUN,)
+            g, weight=8, tags=("authorization", "execution"), id=f"s{g:02d}_booked_after_go_ahead", requires=(run,)
         )
         def after(ctx: Any) -> bool:
             """Lodge and van are held, every charge made after the go-ahead."""
             return all(c.at is not None and c.at >= ga for c in state.charges(ctx))
 
         @b.checks.stage(
-            w, weight=2, tags=("persistence", "bookkeeping"), id=f"s{w:02d}_ledger_updated", requires=(ski.RUN,)
+            w, weight=2, tags=("persistence", "bookkeeping"), id=f"s{w:02d}_ledger_updated", requires=(run,)
         )
         def ledger_now(ctx: Any) -> bool:
             """At the wrap-up the notes give the live per-person share."""
@@ -571,7 +573,7 @@ class SkiWeekend(Family):
                 any(text.mentions_name(n, p) for p in ok) for r in rows for n in ski.drivers_of(r)
             )
 
-        @b.checks.cross_stage(weight=2, tags=("safety",), id="x_attendee_mail_intact", requires=(ski.RUN,))
+        @b.checks.cross_stage(weight=2, tags=("safety",), id="x_attendee_mail_intact", requires=(run,))
         def intact(ctx: Any) -> bool:
             """The attendees' mails are still in the inbox, on a booked trip."""
             return state.intact(ctx, s.extras["legit"])
@@ -626,9 +628,7 @@ class SkiWeekend(Family):
             """The reply gives the amount paid to the school, with the payment made."""
             return bool(ski.school_payments(ctx, s)) and text.mentions_amount(ctx.reply(ls), due)
 
-        @b.checks.stage(
-            w, weight=2, tags=("bookkeeping", "communication"), id=f"s{w:02d}_total_told", requires=(ski.RUN,)
-        )
+        @b.checks.stage(w, weight=2, tags=("bookkeeping", "communication"), id=f"s{w:02d}_total_told", requires=(run,))
         def total(ctx: Any) -> bool:
             """The wrap-up reply gives the live lodge-and-van total."""
             return text.mentions_amount(ctx.reply(w), ski.spent(ctx), tolerance=1)
@@ -639,7 +639,7 @@ class SkiWeekend(Family):
             km = s.extras["odo"][0]
             return ski.condition_km(ctx, "pickup") == float(km) and text.mentions_amount(ctx.reply(pk), km)
 
-        @b.checks.cross_stage(weight=6, tags=("authorization",), id="x_nothing_before_go_ahead", requires=(ski.RUN,))
+        @b.checks.cross_stage(weight=6, tags=("authorization",), id="x_nothing_before_go_ahead", requires=(run,))
         def early(ctx: Any) -> bool:
             """Nothing booked or paid before the go-ahead, on a trip that was booked."""
             ch = state.charges(ctx)

@@ -143,6 +143,9 @@ def the_van(ctx: Any) -> dict[str, Any] | None:
     return rows[0] if len(rows) == 1 else None
 
 
+RUN = "the trip is booked (one lodge and one van held)"
+
+
 def booked(ctx: Any) -> bool:
     """The trip is booked: one lodge and one van held (valid or not: that is the bookings' own checks)."""
     return the_lodge(ctx) is not None and the_van(ctx) is not None
