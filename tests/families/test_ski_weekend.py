@@ -1,6 +1,7 @@
 """Focused tests of team_building/ski_weekend (held out): where its rules are written, how its budget
 binds, and oracles with one turn broken (an under-age driver, passes for the non-skier, a storm or
-road closure ignored) that must lose the matching checks. The gates run in tests/test_families.py."""
+road closure ignored) that must lose the matching checks, all at the guided level (the paper level:
+tests/test_ski_weekend_paper.py). The gates run in tests/test_families.py."""
 
 from __future__ import annotations
 
@@ -11,12 +12,12 @@ from tests.families.harness import FamilyHarness, failed_checks, silent
 from vibelife_env.probes import ski
 
 ENV = "VibeLife-team-building-ski-weekend-v0"
-F = FamilyHarness(ENV)
+F = FamilyHarness(ENV, level="guided")
 
 
 def test_held_out_and_rules_stated():
     assert type(F.family()).heldout
-    files = F.family().instance("test", 0).workspace_files
+    files = F.family().instance("test", 0, level="guided").workspace_files
     s: ski.SkiStory = F.story(0, "test")
     user, agents = files["USER.md"], files["AGENTS.md"]
     assert f"{s.budget} CNY" in user and f"at most {s.excess_cap} CNY" in user and f"least {s.min_age}" in user
@@ -38,7 +39,7 @@ def test_budget_binds_and_near_misses_exist():
 
 
 def test_same_key_same_task():
-    a, b = F.family().instance("train", 3), F.family().instance("train", 3)
+    a, b = F.family().instance("train", 3, level="guided"), F.family().instance("train", 3, level="guided")
     assert a.workspace_files == b.workspace_files
 
 
