@@ -38,6 +38,8 @@ from vibelife_env.services.notion import seed as notion_seed
 from vibelife_env.services.sql import Raw, insert, q, update
 from vibelife_env.task.loader import Task
 
+from . import paper, rules
+
 GIVEN = ["Mei", "Jun", "Lin", "Yan", "Tao", "Qing", "Bo", "Hui", "Kai", "Xue"]
 FAMILY_NAMES = ["Li", "Wang", "Zhang", "Chen", "Zhao", "Zhou", "Wu", "He", "Ma", "Lu"]
 TRADES = [
@@ -111,6 +113,7 @@ class FreelanceLaunch(Family):
     title = "Going freelance: gigs under rules, invoices and payments, scams, a contract, a portfolio"
     name = "freelance_launch"
     domain = "career"
+    levels = ("guided", "paper")
 
     def story(self, rng: np.random.Generator) -> FreelanceStory:
         """A freelancer, their catalogue of gigs, their clients and their rules."""
@@ -204,28 +207,44 @@ class FreelanceLaunch(Family):
     # ============================================================= instance
     def build(self, rng: np.random.Generator, key: InstanceKey) -> tuple[Task, InstanceProfile]:
         s = self.story(rng)
+        on_paper = key.level == "paper"
         b = TaskBuilder(
-            self.root, f"freelance_launch-{key}", self.domain, f"{s.name} goes freelance", "Asia/Shanghai", s.name
+            self.root, f"freelance_launch-{key.label}", self.domain, f"{s.name} goes freelance", "Asia/Shanghai", s.name
         )
         probes = self._probes(rng)
         groups = stage_groups(self._layout(rng, s, probes))
+        prng = paper.paper_rng(key)
+        if on_paper:  # the same story; the paper level's own draws come from its own generator
+            s.extras["level"] = "paper"
+            paper.extend(s, prng)
         self._seed(b, s)
         for p in probes:
             p.setup(b, s)
+        if on_paper:  # other gigs, the invited gig's call, rules in their mails, a lived-in inbox
+            paper.seed(b, s, prng)
         s.extras["initial_files"] = dict(b.files)
-        b.oracle = oracle_family(add_stages(b, groups), s, FreelanceAgent)
+        steps = add_stages(b, groups)
+        if on_paper:  # the oracle reads the rule mails first, and the diary at the invited call's hour
+            steps["kickoff"] = [paper.lookups, *steps["kickoff"], paper.call_step]
+        b.oracle = oracle_family(steps, s, FreelanceAgent)
         at = stage_index(groups)
         self._checks(b, s, at, shared_slots(groups))
         for p in probes:
             p.add_checks(b, s, at)
-        rules = (f"day_rate:{s.rate_floor}", f"test_max:{s.test_max}h", "remote_only", "no_fees", f"trade:{s.trade}")
+        if on_paper:  # the latent fact's check, every check's rules, the workspace a person writes
+            paper.add_latent(b, s, at["kickoff"])
+            rules.attach(b, s)
+            paper.workspace(b, s)
+        stated = (f"day_rate:{s.rate_floor}", f"test_max:{s.test_max}h", "remote_only", "no_fees", f"trade:{s.trade}")
         profile = InstanceProfile(
             tuple(p.name for p in sorted(probes, key=lambda p: min(at[k] for k in p.slot_keys))),
-            (*(c for p in probes for c in p.constraints), *rules, f"lang:{s.lang}"),
+            (*(c for p in probes for c in p.constraints), *stated, f"lang:{s.lang}"),
             s.user_key,
             s.lang,
             (s.end - s.kickoff.date()).days,
         )
+        if on_paper:  # the paper oracle reads the rule mails and a longer board
+            return b.task(max_tool_calls_per_turn=80, max_tool_calls_per_episode=2000), profile
         return b.task(max_tool_calls_per_turn=40, max_tool_calls_per_episode=900), profile
 
     def _probes(self, rng: np.random.Generator) -> list[Probe]:
