@@ -228,6 +228,8 @@ class FreelanceLaunch(Family):
             steps["kickoff"] = [paper.lookups, *steps["kickoff"], paper.call_step]
         b.oracle = oracle_family(steps, s, FreelanceAgent)
         at = stage_index(groups)
+        if on_paper:  # later work gates on the work begun, not on every kick-off pick being right
+            paper.gate(b, s)
         self._checks(b, s, at, shared_slots(groups))
         for p in probes:
             p.add_checks(b, s, at)
@@ -659,7 +661,10 @@ Bank: business account `{s.account}` (user `{s.user_key}`). Content platform use
     # ================================================================= checks
     def _checks(self, b: TaskBuilder, s: FreelanceStory, stage_of: dict[str, int], shared: set[str]) -> None:
         valid, k, w = s.of_kind("valid"), stage_of["kickoff"], stage_of["wrap"]
-        run = lambda ctx: fl.launch_run(ctx, s)  # noqa: E731
+        if s.extras.get("level") == "paper":  # a pick is judged on its own, not on the other picks
+            run = lambda ctx: bool(paper.begun(ctx, s))  # noqa: E731
+        else:
+            run = lambda ctx: fl.launch_run(ctx, s)  # noqa: E731
 
         def taken(g: Gig) -> Any:
             def check(ctx: Any) -> bool:

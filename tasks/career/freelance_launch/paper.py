@@ -28,6 +28,7 @@ from typing import Any
 import numpy as np
 
 from vibelife_env.checks.kinds import Raised, Rule, render, require_stated
+from vibelife_env.checks.verdict import because
 from vibelife_env.families import InstanceKey
 from vibelife_env.families.base import stable_seed
 from vibelife_env.probes import freelance as fl
@@ -212,6 +213,29 @@ def add_latent(b: Any, s: FreelanceStory, stage: int) -> None:
     ).add(b.checks)
 
 
+# ====================================================================== the gate of later work
+def begun(ctx: Any, s: FreelanceStory) -> Any:
+    """Real work is under way: a gig that meets the rules has an application with the user's profile.
+
+    The paper level's gate (registered under the shared name :data:`~vibelife_env.probes.freelance.RUN`,
+    so the probes' checks use it too). The shared :func:`~vibelife_env.probes.freelance.launch_run`
+    also demands two of the three first fitting gigs and no misfit application, so one misjudged
+    pick at the kick-off voided every later check (payments, scams, the call, the wrap-up); the
+    picks have checks of their own (``applied_fit_*``, ``near_miss_*``, ``f_no_misfit_applications``).
+    """
+    fitting = {g.job_id for g in s.gigs if s.fits(g)}
+    mine = [a for a in fl.applications(ctx, s) if a["resume_id"] == s.resume_id and a["job_id"] in fitting]
+    if not mine:
+        return because(False, "no gig that meets the rules has an application with the user's profile")
+    return because(True, f"{len(mine)} fitting gig(s) applied to with the user's profile")
+
+
+def gate(b: Any, s: FreelanceStory) -> None:
+    """Register :func:`begun` as the paper level's prerequisite of later work (before any check asks
+    for the shared one, so :func:`~vibelife_env.probes.freelance.run_gate` leaves it be)."""
+    b.checks.prerequisite(fl.RUN)(lambda ctx: begun(ctx, s))
+
+
 # ====================================================================== workspace
 def workspace(b: Any, s: FreelanceStory) -> None:
     """The paper level's files: who the person is and what they want, no backend names."""
@@ -226,8 +250,7 @@ def workspace(b: Any, s: FreelanceStory) -> None:
         f"I went freelance as a {s.trade_en.lower()} ({s.trade_zh}) this month; I live in Shanghai.\n"
         f"My account number on the job board ({rules.BOARD}) and at the bank ({rules.BANK}, my business account) "
         f"is {s.user_key}. On the content platform I post as {s.name}.\n"
-        f"Bank card: {s.bank_card}.\n\n## My rules for gigs\n\n"
-        + render(registered, "USER.md")
+        f"Bank card: {s.bank_card}.\n\n## My rules for gigs\n\n" + render(registered, "USER.md")
     )
     lines = []
     for c in s.clients:
@@ -287,4 +310,4 @@ def call_step(agent: Any, event_text: str) -> Any:
     return said
 
 
-__all__ = ["add_latent", "call_step", "extend", "lookups", "paper_rng", "seed", "workspace"]
+__all__ = ["add_latent", "begun", "call_step", "extend", "gate", "lookups", "paper_rng", "seed", "workspace"]
