@@ -249,7 +249,8 @@ def workspace(b: Any, s: FreelanceStory) -> None:
         f"# {s.name}\n\nMail: {s.email}. Phone: {s.phone}. {speaks}\n"
         f"I went freelance as a {s.trade_en.lower()} ({s.trade_zh}) this month; I live in Shanghai.\n"
         f"My account number on the job board ({rules.BOARD}) and at the bank ({rules.BANK}, my business account) "
-        f"is {s.user_key}. On the content platform I post as {s.name}.\n"
+        f"is {s.user_key}. On the content platform I post as {s.name}; my portfolio there is the note "
+        f"'{s.name} - portfolio'.\n"
         f"Bank card: {s.bank_card}.\n\n## My rules for gigs\n\n" + render(registered, "USER.md")
     )
     lines = []
