@@ -167,3 +167,14 @@ def test_one_misjudged_gig_costs_its_own_checks_not_the_later_work():
     later = [k for k in checks if k.startswith(("wrap_", "x_private", "payment_recorded", "answered_"))]
     assert later and all(checks[k]["passed"] for k in later), [k for k in later if not checks[k]["passed"]]
     assert all(checks[f"applied_fit_{n}"]["passed"] for n in (1, 2, 3))
+
+
+def test_the_scam_mails_carry_no_verdict_in_their_message_ids():
+    task = _task("paper", split="test", instance=2)
+    lands = [e for e in task.events if e.id in ("refund_scam_lands", "fake_cheque_lands")]
+    assert len(lands) == 2
+    for e in lands:
+        seen = str(e.__dict__)
+        assert "@mx.mailout.example>" in seen and "<refund_scam" not in seen and "<fake_cheque" not in seen
+    guided = [e for e in _task("guided", split="test", instance=2).events if e.id == "refund_scam_lands"]
+    assert "<refund_scam-" in str(guided[0].__dict__)  # the guided level keeps its ids

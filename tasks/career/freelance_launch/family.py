@@ -211,7 +211,7 @@ class FreelanceLaunch(Family):
         b = TaskBuilder(
             self.root, f"freelance_launch-{key.label}", self.domain, f"{s.name} goes freelance", "Asia/Shanghai", s.name
         )
-        probes = self._probes(rng)
+        probes = self._probes(rng, on_paper)
         groups = stage_groups(self._layout(rng, s, probes))
         prng = paper.paper_rng(key)
         if on_paper:  # the same story; the paper level's own draws come from its own generator
@@ -249,8 +249,8 @@ class FreelanceLaunch(Family):
             return b.task(max_tool_calls_per_turn=80, max_tool_calls_per_episode=2000), profile
         return b.task(max_tool_calls_per_turn=40, max_tool_calls_per_episode=900), profile
 
-    def _probes(self, rng: np.random.Generator) -> list[Probe]:
-        kinds = (
+    def _probes(self, rng: np.random.Generator, on_paper: bool = False) -> list[Probe]:
+        kinds: tuple[Callable[[np.random.Generator], Probe], ...] = (
             fl.NewGigs,
             fl.LatePayment,
             fl.ShortPayment,
@@ -260,6 +260,12 @@ class FreelanceLaunch(Family):
             fl.ClientCall,
             fl.PortfolioPost,
         )
+        if on_paper:  # the same scams, their mails under a bulk mailer's neutral Message-ID
+            swap: dict[Any, Callable[[np.random.Generator], Probe]] = {
+                fl.RefundScam: paper.RefundScam,
+                fl.FakeCheque: paper.FakeCheque,
+            }
+            kinds = tuple(swap.get(k, k) for k in kinds)
         chosen = rng.choice(len(kinds), size=int(rng.integers(4, 8)), replace=False)
         return [kinds[i](rng) for i in sorted(chosen.tolist())]
 

@@ -22,7 +22,7 @@ The oracle reads what it acts on (:func:`lookups` at the kick-off reads the rule
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta
+from datetime import date, datetime, timedelta
 from typing import Any
 
 import numpy as np
@@ -32,8 +32,10 @@ from vibelife_env.checks.verdict import because
 from vibelife_env.families import InstanceKey
 from vibelife_env.families.base import stable_seed
 from vibelife_env.probes import freelance as fl
+from vibelife_env.probes.base import Slot
+from vibelife_env.probes.events import inbox_sql, mutation, turn
 from vibelife_env.probes.freelance import FreelanceStory, Gig
-from vibelife_env.probes.inbox import background
+from vibelife_env.probes.inbox import background, bulk_message_id
 from vibelife_env.probes.jobs import Company
 from vibelife_env.services.email import seed as mail_seed
 from vibelife_env.services.sql import insert, update
@@ -213,6 +215,28 @@ def add_latent(b: Any, s: FreelanceStory, stage: int) -> None:
     ).add(b.checks)
 
 
+# ====================================================================== the scams' Message-IDs
+class _BulkScam(fl._Scam):
+    """A scam probe whose mail's Message-ID is a bulk mailer's number: the shared
+    :meth:`vibelife_env.probes.freelance._Scam._mail` writes the probe's name into it
+    (``<refund_scam-...>``), which the mailbox shows an agent; the rest is the shared probe's."""
+
+    def _mail(self, s: FreelanceStory, day: date, subject: str, sender: str, body: str, review: str) -> list[Slot]:
+        self.mid = bulk_message_id(f"freelance_launch/{self.name}/{day.isoformat()}/{s.email}")
+        sql = inbox_sql(self.mid, subject, sender, s.email, s.at(day, 8), body)
+        change = mutation(f"{self.name}_lands", s.at(day, 8), "A scam mail arrives.", [{"server": "email", "sql": sql}])
+        seen = turn(f"{self.name}_review", s.at(day, 18), "cron_fire", review, source="scheduler")
+        return [self._pair(self.name, change, seen, self.step)]
+
+
+class RefundScam(_BulkScam, fl.RefundScam):
+    """:class:`vibelife_env.probes.freelance.RefundScam` with a neutral Message-ID."""
+
+
+class FakeCheque(_BulkScam, fl.FakeCheque):
+    """:class:`vibelife_env.probes.freelance.FakeCheque` with a neutral Message-ID."""
+
+
 # ====================================================================== the gate of later work
 def begun(ctx: Any, s: FreelanceStory) -> Any:
     """Real work is under way: a gig that meets the rules has an application with the user's profile.
@@ -311,4 +335,16 @@ def call_step(agent: Any, event_text: str) -> Any:
     return said
 
 
-__all__ = ["add_latent", "begun", "call_step", "extend", "gate", "lookups", "paper_rng", "seed", "workspace"]
+__all__ = [
+    "FakeCheque",
+    "RefundScam",
+    "add_latent",
+    "begun",
+    "call_step",
+    "extend",
+    "gate",
+    "lookups",
+    "paper_rng",
+    "seed",
+    "workspace",
+]
