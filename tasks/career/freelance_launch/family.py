@@ -12,6 +12,14 @@ cheque, a contract with a forbidden clause, a call across time zones, a portfoli
 skeleton applies at kickoff, records a client's full payment, holds weekly reviews and quiet
 days the user observes, answers questions from the services, runs small errands on the profile
 and calendar, and ends with a wrap-up of what is still owed.
+
+Two levels (``gym.make(..., level="guided" | "paper")``), one story per seed: ``guided`` states
+every rule a check enforces in USER.md and AGENTS.md, as a checklist; ``paper`` (the default,
+:mod:`.paper`) keeps in the workspace what the person tells an assistant and puts the domain
+rules where a freelancer learns them (the board's terms, the bank's welcome mail, the co-op's
+guide, the NDA client's mail; :mod:`.rules`), adds gigs that each break a rule, a lived-in inbox
+and a latent fact (a fitting gig's video call at the hour of the swim). At the paper level later
+work gates on the work begun (:func:`.paper.begun`), not on every kick-off pick being right.
 """
 
 from __future__ import annotations
