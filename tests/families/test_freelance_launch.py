@@ -16,7 +16,7 @@ from tests.families.harness import FamilyHarness, failed_checks
 from vibelife_env.checks.context import CheckContext, EpisodeRecord
 from vibelife_env.probes import freelance as fl
 
-F = FamilyHarness("VibeLife-career-freelance-launch-v0")
+F = FamilyHarness("VibeLife-career-freelance-launch-v0", level="guided")
 
 
 def _ctx(env: Any) -> CheckContext:

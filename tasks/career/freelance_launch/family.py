@@ -12,6 +12,14 @@ cheque, a contract with a forbidden clause, a call across time zones, a portfoli
 skeleton applies at kickoff, records a client's full payment, holds weekly reviews and quiet
 days the user observes, answers questions from the services, runs small errands on the profile
 and calendar, and ends with a wrap-up of what is still owed.
+
+Two levels (``gym.make(..., level="guided" | "paper")``), one story per seed: ``guided`` states
+every rule a check enforces in USER.md and AGENTS.md, as a checklist; ``paper`` (the default,
+:mod:`.paper`) keeps in the workspace what the person tells an assistant and puts the domain
+rules where a freelancer learns them (the board's terms, the bank's welcome mail, the co-op's
+guide, the NDA client's mail; :mod:`.rules`), adds gigs that each break a rule, a lived-in inbox
+and a latent fact (a fitting gig's video call at the hour of the swim). At the paper level later
+work gates on the work begun (:func:`.paper.begun`), not on every kick-off pick being right.
 """
 
 from __future__ import annotations
@@ -37,6 +45,8 @@ from vibelife_env.services.email import seed as mail_seed
 from vibelife_env.services.notion import seed as notion_seed
 from vibelife_env.services.sql import Raw, insert, q, update
 from vibelife_env.task.loader import Task
+
+from . import paper, rules
 
 GIVEN = ["Mei", "Jun", "Lin", "Yan", "Tao", "Qing", "Bo", "Hui", "Kai", "Xue"]
 FAMILY_NAMES = ["Li", "Wang", "Zhang", "Chen", "Zhao", "Zhou", "Wu", "He", "Ma", "Lu"]
@@ -111,6 +121,7 @@ class FreelanceLaunch(Family):
     title = "Going freelance: gigs under rules, invoices and payments, scams, a contract, a portfolio"
     name = "freelance_launch"
     domain = "career"
+    levels = ("guided", "paper")
 
     def story(self, rng: np.random.Generator) -> FreelanceStory:
         """A freelancer, their catalogue of gigs, their clients and their rules."""
@@ -204,32 +215,50 @@ class FreelanceLaunch(Family):
     # ============================================================= instance
     def build(self, rng: np.random.Generator, key: InstanceKey) -> tuple[Task, InstanceProfile]:
         s = self.story(rng)
+        on_paper = key.level == "paper"
         b = TaskBuilder(
-            self.root, f"freelance_launch-{key}", self.domain, f"{s.name} goes freelance", "Asia/Shanghai", s.name
+            self.root, f"freelance_launch-{key.label}", self.domain, f"{s.name} goes freelance", "Asia/Shanghai", s.name
         )
-        probes = self._probes(rng)
+        probes = self._probes(rng, on_paper)
         groups = stage_groups(self._layout(rng, s, probes))
+        prng = paper.paper_rng(key)
+        if on_paper:  # the same story; the paper level's own draws come from its own generator
+            s.extras["level"] = "paper"
+            paper.extend(s, prng)
         self._seed(b, s)
         for p in probes:
             p.setup(b, s)
+        if on_paper:  # other gigs, the invited gig's call, rules in their mails, a lived-in inbox
+            paper.seed(b, s, prng)
         s.extras["initial_files"] = dict(b.files)
-        b.oracle = oracle_family(add_stages(b, groups), s, FreelanceAgent)
+        steps = add_stages(b, groups)
+        if on_paper:  # the oracle reads the rule mails first, and the diary at the invited call's hour
+            steps["kickoff"] = [paper.lookups, *steps["kickoff"], paper.call_step]
+        b.oracle = oracle_family(steps, s, FreelanceAgent)
         at = stage_index(groups)
+        if on_paper:  # later work gates on the work begun, not on every kick-off pick being right
+            paper.gate(b, s)
         self._checks(b, s, at, shared_slots(groups))
         for p in probes:
             p.add_checks(b, s, at)
-        rules = (f"day_rate:{s.rate_floor}", f"test_max:{s.test_max}h", "remote_only", "no_fees", f"trade:{s.trade}")
+        if on_paper:  # the latent fact's check, every check's rules, the workspace a person writes
+            paper.add_latent(b, s, at["kickoff"])
+            rules.attach(b, s)
+            paper.workspace(b, s)
+        stated = (f"day_rate:{s.rate_floor}", f"test_max:{s.test_max}h", "remote_only", "no_fees", f"trade:{s.trade}")
         profile = InstanceProfile(
             tuple(p.name for p in sorted(probes, key=lambda p: min(at[k] for k in p.slot_keys))),
-            (*(c for p in probes for c in p.constraints), *rules, f"lang:{s.lang}"),
+            (*(c for p in probes for c in p.constraints), *stated, f"lang:{s.lang}"),
             s.user_key,
             s.lang,
             (s.end - s.kickoff.date()).days,
         )
+        if on_paper:  # the paper oracle reads the rule mails and a longer board
+            return b.task(max_tool_calls_per_turn=80, max_tool_calls_per_episode=2000), profile
         return b.task(max_tool_calls_per_turn=40, max_tool_calls_per_episode=900), profile
 
-    def _probes(self, rng: np.random.Generator) -> list[Probe]:
-        kinds = (
+    def _probes(self, rng: np.random.Generator, on_paper: bool = False) -> list[Probe]:
+        kinds: tuple[Callable[[np.random.Generator], Probe], ...] = (
             fl.NewGigs,
             fl.LatePayment,
             fl.ShortPayment,
@@ -239,6 +268,12 @@ class FreelanceLaunch(Family):
             fl.ClientCall,
             fl.PortfolioPost,
         )
+        if on_paper:  # the same scams, their mails under a bulk mailer's neutral Message-ID
+            swap: dict[Any, Callable[[np.random.Generator], Probe]] = {
+                fl.RefundScam: paper.RefundScam,
+                fl.FakeCheque: paper.FakeCheque,
+            }
+            kinds = tuple(swap.get(k, k) for k in kinds)
         chosen = rng.choice(len(kinds), size=int(rng.integers(4, 8)), replace=False)
         return [kinds[i](rng) for i in sorted(chosen.tolist())]
 
@@ -640,7 +675,10 @@ Bank: business account `{s.account}` (user `{s.user_key}`). Content platform use
     # ================================================================= checks
     def _checks(self, b: TaskBuilder, s: FreelanceStory, stage_of: dict[str, int], shared: set[str]) -> None:
         valid, k, w = s.of_kind("valid"), stage_of["kickoff"], stage_of["wrap"]
-        run = lambda ctx: fl.launch_run(ctx, s)  # noqa: E731
+        if s.extras.get("level") == "paper":  # a pick is judged on its own, not on the other picks
+            run = lambda ctx: bool(paper.begun(ctx, s))  # noqa: E731
+        else:
+            run = lambda ctx: fl.launch_run(ctx, s)  # noqa: E731
 
         def taken(g: Gig) -> Any:
             def check(ctx: Any) -> bool:
