@@ -40,6 +40,8 @@ from vibelife_env.services.calendar import seed as cal_seed
 from vibelife_env.services.email import seed as mail_seed
 from vibelife_env.task.loader import Task
 
+from . import paper, rules
+
 #: The prerequisite of the quiet checks.
 IN_MOTION = "the plan is in motion (the laptop bought, or one in the cart)"
 PEOPLE = {
@@ -71,6 +73,7 @@ class RefurbLaptop(Family):
     name = "refurb_laptop"
     title = "Buying a refurbished laptop, returning a faulty unit and moving the data"
     heldout = False
+    levels = ("guided", "paper")
 
     def story(self, rng: np.random.Generator) -> P.PurchaseStory:
         """The buyer, the rules and the catalogue."""
@@ -98,7 +101,9 @@ class RefurbLaptop(Family):
 
     def build(self, rng: np.random.Generator, key: InstanceKey) -> tuple[Task, InstanceProfile]:
         s = self.story(rng)
-        b = TaskBuilder(self.root, f"refurb_laptop-{key}", self.domain, f"{s.name} buys a refurbished laptop",
+        on_paper = key.level == "paper"
+        prng = paper.paper_rng(key) if on_paper else None
+        b = TaskBuilder(self.root, f"refurb_laptop-{key.label}", self.domain, f"{s.name} buys a refurbished laptop",
                         "Asia/Shanghai", s.name)  # fmt: skip
         go_day = s.kickoff.date() + timedelta(days=int(rng.integers(6, 9)))
         s.extras.update(
@@ -115,17 +120,29 @@ class RefurbLaptop(Family):
         for p in probes:
             if isinstance(p, P.PurchaseProbe):
                 p.prepare(s)
+        if prng is not None:  # the same story; the paper level's decoys come from its own generator
+            s.extras["level"] = "paper"
+            paper.extend(s, prng)
+            paper.neutral_ids(probes)
         sellers = s.extras["seller_of"]
         for product in s.products:  # a planted near-namesake is sold by its namesake's seller
             sellers.setdefault(
                 product.code, next((v for c, v in sellers.items() if product.code.startswith(c)), SELLERS[0])
             )
         self._seed(b, s, probes)
-        self._workspace(b, s)
+        if prng is not None:  # rules in their mails, fault reports, a lived-in inbox, the latent fact
+            paper.seed(b, s, prng)
+        else:
+            self._workspace(b, s)
+        stage_at: dict[str, int] = {}
         windows = {"quote": (s.kickoff + timedelta(days=2), s.go - timedelta(hours=30))}
         windows["post"] = (s.go + timedelta(days=1), s.go + timedelta(days=12))
-        order = R.assemble(b, s, probes, lambda: self._skeleton(b, s, rng), windows,
-                           lambda where, shared: self._checks(b, s, where, shared))  # fmt: skip
+        order = R.assemble(b, s, probes, lambda: self._slots(b, s, rng, on_paper), windows,
+                           lambda where, shared: self._checks(b, s, stage_at, where, shared))  # fmt: skip
+        if on_paper:  # the latent fact's check; every check's rules, where they live; the person's files
+            paper.add_latent(b, s, stage_at["shipped"])
+            rules.attach(b, s)
+            paper.workspace(b, s)
         constraints = (
             *(c for p in probes for c in p.constraints),
             *(f"req:{r.attr}:{r.value:g}" for r in s.requirements),
@@ -136,7 +153,14 @@ class RefurbLaptop(Family):
             "data_move_privacy",
         )
         profile = InstanceProfile(order, constraints, s.user_key, s.lang, (s.month_end - s.kickoff.date()).days)
+        if on_paper:  # the paper oracle reads the rule mails and some twenty listings a turn
+            return b.task(max_tool_calls_per_turn=80, max_tool_calls_per_episode=2000), profile
         return b.task(max_tool_calls_per_turn=30, max_tool_calls_per_episode=800), profile
+
+    def _slots(self, b: TaskBuilder, s: P.PurchaseStory, rng: np.random.Generator, on_paper: bool) -> list[Slot]:
+        """The skeleton's slots (at the paper level with the paper oracle's kick-off and shipped steps)."""
+        slots = self._skeleton(b, s, rng)
+        return paper.paper_steps(slots) if on_paper else slots
 
     def _probes(self, rng: np.random.Generator, s: P.PurchaseStory) -> list[Probe]:
         fixed: list[Probe] = [P.DoubleCharge(rng), P.OffPlatformSeller(rng)]
@@ -413,7 +437,10 @@ class RefurbLaptop(Family):
         b.callable("purchase_courier_facts", courier_facts)
 
     # ============================================================== checks
-    def _checks(self, b: TaskBuilder, s: P.PurchaseStory, stage_of: dict[str, int], shared: set[str]) -> None:
+    def _checks(
+        self, b: TaskBuilder, s: P.PurchaseStory, keep: dict[str, int], stage_of: dict[str, int], shared: set[str]
+    ) -> None:
+        keep.update(stage_of)
         payoff_at = s.at(s.month_end - timedelta(days=2), 19)
 
         def bought(ctx: Any) -> bool:
