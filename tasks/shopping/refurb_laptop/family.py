@@ -443,8 +443,18 @@ class RefurbLaptop(Family):
         keep.update(stage_of)
         payoff_at = s.at(s.month_end - timedelta(days=2), 19)
 
+        on_paper = s.extras.get("level") == "paper"
+
+        def purchase(ctx: Any) -> dict[str, Any] | None:
+            """The purchase the later checks are about (at the paper level any order placed after the
+            go-ahead by card: whether its listing fits is the purchase checks' rule)."""
+            return paper.placed(ctx, s) if on_paper else P.the_purchase(ctx, s)
+
         def bought(ctx: Any) -> bool:
-            return A.bought(ctx, s)
+            return purchase(ctx) is not None if on_paper else A.bought(ctx, s)
+
+        def returned(ctx: Any) -> bool:
+            return paper.return_opened(ctx, s) if on_paper else A.return_opened(ctx, s)
 
         def paid(ctx: Any) -> int:
             rows = ctx.sql(
@@ -460,19 +470,19 @@ class RefurbLaptop(Family):
             return day is not None and text.mentions_date(ctx.reply(n), day)
 
         def order_id(ctx: Any) -> str | None:
-            o = P.the_purchase(ctx, s)
+            o = purchase(ctx)
             return o["order_id"] if o else None
 
         def old_entry(ctx: Any) -> bool:
             return any(P.DELIVERY.found_in(e.summary + e.description) for e in state.events(ctx, s.tz, s.extras["eta"]))
 
         def ledgered(ctx: Any) -> bool:
-            o = P.the_purchase(ctx, s)
+            o = purchase(ctx)
             return o is not None and B.ledger_has(ctx, o["order_id"], int(o["total_minor"]))
 
         def in_window(ctx: Any) -> bool:
             """Every return on the order was opened within 15 days of the delivery date, and one is open."""
-            o, day = P.the_purchase(ctx, s), slot_day(ctx)
+            o, day = purchase(ctx), slot_day(ctx)
             rows = ctx.sql(
                 "ecommerce", "SELECT opened_at FROM refunds WHERE order_id = ?", (o["order_id"] if o else "",)
             )
@@ -484,7 +494,7 @@ class RefurbLaptop(Family):
             )
 
         def total_told(ctx: Any, n: int) -> bool:
-            o = P.the_purchase(ctx, s)
+            o = purchase(ctx)
             return o is not None and text.mentions_amount(ctx.reply(n), int(o["total_minor"]) / 100)
 
         def price_told(ctx: Any, n: int) -> bool:
@@ -509,7 +519,7 @@ class RefurbLaptop(Family):
             ("price_rise", "new_price_told", 2, ("communication",),
              price_told),
             # one live order after the go-ahead of one listing that meets the rules within budget, paid in full by card
-            ("go", "valid_listing_bought", 6, ("execution", "constraint"), lambda c, n: bought(c)),
+            ("go", "valid_listing_bought", 6, ("execution", "constraint"), lambda c, n: A.bought(c, s)),
             ("go", "order_total_told", 1, ("communication",), total_told),
             # the order in ledger.md as a committed row at its total
             ("go", "order_in_ledger", 2, ("persistence", "bookkeeping"), lambda c, n: ledgered(c)),
@@ -526,10 +536,10 @@ class RefurbLaptop(Family):
             ("when", "new_arrival_date_told", 3, ("communication", "living_world"),
              lambda c, n: bought(c) and said(c, n, slot_day(c))),
             # a return of the one unit open on the order (inside the window), the order named
-            ("faulty", "return_opened", 5, ("execution", "living_world"), lambda c, n: A.return_opened(c, s)),
+            ("faulty", "return_opened", 5, ("execution", "living_world"), lambda c, n: returned(c)),
             ("faulty", "return_inside_window", 2, ("constraint", "living_world"), lambda c, n: in_window(c)),
             ("faulty", "order_id_told", 1, ("communication",),
-             lambda c, n: A.return_opened(c, s) and A.quotes(c.reply(n), order_id(c))),
+             lambda c, n: returned(c) and A.quotes(c.reply(n), order_id(c))),
             # the warranty's end (delivery date plus the listing's months) in the calendar and told
             ("warranty", "warranty_end_in_calendar", 3, ("persistence", "calendar"), lambda c, n: R.warranty_marked(c, s)),
             ("warranty", "warranty_end_told", 1, ("communication",), lambda c, n: said(c, n, R.warranty_end(c, s))),
@@ -577,7 +587,7 @@ class RefurbLaptop(Family):
         @b.checks.cross_stage(weight=2, tags=("living_world", "execution"))
         def x_return_stands(ctx: Any) -> bool:
             """At the end the return is still open on an order that stands (not cancelled for money back)."""
-            return A.return_opened(ctx, s)
+            return returned(ctx)
 
         @b.checks.final(weight=2, tags=("persistence", "calendar"))
         def f_calendar_kept(ctx: Any) -> bool:

@@ -30,6 +30,7 @@ from typing import Any
 
 import numpy as np
 
+from vibelife_env.checks import state
 from vibelife_env.checks.kinds import Raised, Rule, render, require_stated
 from vibelife_env.families import InstanceKey
 from vibelife_env.families.base import stable_seed
@@ -37,6 +38,7 @@ from vibelife_env.probes import money
 from vibelife_env.probes import purchase as P
 from vibelife_env.probes.inbox import background, bulk_message_id
 from vibelife_env.services.calendar import seed as cal_seed
+from vibelife_env.services.ecommerce import read as shop_read
 from vibelife_env.services.email import seed as mail_seed
 from vibelife_env.services.sql import insert, update
 
@@ -128,6 +130,30 @@ def extend(s: P.PurchaseStory, rng: np.random.Generator) -> None:
     x["faulty_codes"] = faulty
 
 
+# ====================================================================== the gate on the work
+def placed(ctx: Any, s: P.PurchaseStory) -> dict[str, Any] | None:
+    """The single live order of one unit, placed after the go-ahead and paid by card, whatever the
+    listing (the paper level's gate of the checks about the work after the purchase: whether the
+    listing met the rules is the purchase checks' own rule, not every later check's)."""
+    live = P.live_orders(ctx, s)
+    if len(live) != 1:
+        return None
+    o = live[0]
+    lines = P.items_of(ctx, o["order_id"])
+    at = state.when(o["placed_at"])
+    ok = len(lines) == 1 and lines[0]["qty"] == 1 and P.by_card(o["payment_method"]) and at is not None and at >= s.go
+    return o if ok else None
+
+
+def return_opened(ctx: Any, s: P.PurchaseStory) -> bool:
+    """A return of the one unit is open on the order :func:`placed` finds."""
+    o = placed(ctx, s)
+    if o is None:
+        return False
+    rows = shop_read.refunds(ctx, o["order_id"])
+    return len(rows) >= 1 and all(int(r["qty"]) == 1 for r in rows)
+
+
 # ====================================================================== world
 def _mail(s: P.PurchaseStory, mid: str, sender: str, subject: tuple[str, str], at: datetime, body: str) -> str:
     return mail_seed.message(mid, s.say(*subject), sender, s.email, at, body, read=True)
@@ -172,7 +198,7 @@ def seed(b: Any, s: P.PurchaseStory, rng: np.random.Generator) -> None:
          "消费者协会：选购二手电子产品提示"), k - timedelta(days=33, hours=6),
          w(s, "fault_reports") + sep + s.say("Keep the receipt and the warranty card.", "请保留发票和保修卡。")),
         (rules.CARD_MAIL, rules.CARD_FROM, ("CMB Young Card: key terms", "招商银行 Young 卡：主要条款"),
-         k - timedelta(days=52, hours=1), sep.join(w(s, key) for key in ("double_charge", "bank_security"))),
+         k - timedelta(days=52, hours=1), sep.join(w(s, key) for key in ("double_charge", "overpay", "bank_security"))),
     ]  # fmt: skip
     mails = [_mail(s, *row) for row in own]
     namesakes = [
