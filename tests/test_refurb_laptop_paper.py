@@ -19,11 +19,11 @@ from tests.families.harness import built_task, mailbox, rules_of
 from vibelife_env.agents.oracle import load_oracle
 from vibelife_env.checks.base import label
 from vibelife_env.checks.context import CheckContext, EpisodeRecord
+from vibelife_env.checks.kinds import QUIET_RULE
 from vibelife_env.env import base_env
 from vibelife_env.probes import purchase as P
 from vibelife_env.rollout import run_episode
 from vibelife_env.stats import backend_hints, explicitness
-from vibelife_env.tasks.shopping.refurb_laptop import paper
 from vibelife_env.validation import discoverability_problems
 
 ENV = "VibeLife-shopping-refurb-laptop-v0"
@@ -64,7 +64,7 @@ def test_guided_and_paper_tell_the_same_story_from_the_same_seed(where):
         (m.product_id, m.code, m.price) for m in p.products[:n]
     ]
     assert [(r.attr, r.value) for r in g.requirements] == [(r.attr, r.value) for r in p.requirements]
-    assert not any(c.rules for c in guided.checks)
+    assert {r.key for c in guided.checks for r in c.rules} <= {QUIET_RULE.key}  # the quiet kind's own
 
 
 def test_the_family_defaults_to_the_paper_level():
@@ -172,11 +172,10 @@ def test_the_paper_oracle_scores_full_and_passes_the_discoverability_gate():
 def test_an_oracle_that_does_not_read_the_rule_mails_fails_the_discoverability_gate(monkeypatch):
     where = {"level": "paper", "split": "test", "instance": 0}
 
-    def blind(agent: Any, event_text: str) -> Any:
-        return []
-        yield
-
-    monkeypatch.setattr(paper, "lookups", blind)
+    task = _task("paper", split="test", instance=0)
+    oracle, ablations, variants = task.oracle
+    blind = {k: [getattr(f, "inner", f) for f in fns] for k, fns in oracle.steps.items()}
+    monkeypatch.setattr(task, "oracle", (type("Blind", (oracle,), {"steps": blind}), ablations, variants))
     failing = {label(p.split(":", 1)[0]) for p in discoverability_problems(ENV, 0, where)}
     assert {"valid_listing_in_cart", "return_opened", "data_move_booked", "folders_briefed"} <= failing
 
