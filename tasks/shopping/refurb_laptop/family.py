@@ -26,6 +26,7 @@ import numpy as np
 
 from vibelife_env.checks import state, text
 from vibelife_env.checks.kinds import Quiet
+from vibelife_env.checks.verdict import because
 from vibelife_env.families import Family, InstanceKey, InstanceProfile, TaskBuilder
 from vibelife_env.probes import appliance as A
 from vibelife_env.probes import bills as B
@@ -592,7 +593,11 @@ class RefurbLaptop(Family):
         @b.checks.final(weight=2, tags=("persistence", "calendar"))
         def f_calendar_kept(ctx: Any) -> bool:
             """The data-move visit and the delivery entry (on its delayed date) are still in the calendar."""
-            return R.visit_in_calendar(ctx, s) and A.delivery_marked(ctx, s)
+            if not on_paper:
+                return R.visit_in_calendar(ctx, s) and A.delivery_marked(ctx, s)
+            visit, entry = R.visit_in_calendar(ctx, s), A.delivery_marked(ctx, s)
+            missing = [w for w, ok in (("the data-move visit", visit), ("the delivery entry", entry)) if not ok]
+            return because(not missing, f"{' and '.join(missing) or 'nothing'} missing from the calendar at the end")
 
         A.purchase_guards(b, s, stage_of["wrap"])
 
