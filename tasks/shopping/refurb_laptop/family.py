@@ -14,6 +14,13 @@ while it waits (swap it if it now breaks the budget); buy after the go-ahead; th
 delays it (the calendar follows the new date); the unit arrives faulty and goes back within the return window;
 the replacement comes; the data move is booked at the bought brand's service centre and briefed by mail with
 the folders to move and none of the private ones; the card is paid and the true cost reported.
+
+Two levels (``gym.make(..., level="guided" | "paper")``), one story per seed: ``guided`` states every rule in
+USER.md and AGENTS.md, as a checklist; ``paper`` (the default, :mod:`.paper`) keeps in the workspace what the
+buyer tells an assistant, puts the domain rules in the shop's, the consumer council's and the card issuer's
+mails (:mod:`.rules`), adds twelve to fifteen decoy listings, a lived-in inbox and a latent fact (the
+courier's day on a weekly appointment across town), and gates the checks about the work after the purchase
+on an order placed after the go-ahead by card, not on its listing fitting (that is the purchase's own check).
 """
 
 from __future__ import annotations
