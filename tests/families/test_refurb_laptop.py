@@ -17,7 +17,7 @@ from vibelife_env.probes import purchase as P
 from vibelife_env.probes import refurb as R
 
 ENV = "VibeLife-shopping-refurb-laptop-v0"
-F = FamilyHarness(ENV)
+F = FamilyHarness(ENV, level="guided")
 
 
 def test_registers_not_held_out():
@@ -39,7 +39,7 @@ def test_cheapest_listing_misfits_and_budget_binds():
 
 
 def test_rules_are_stated_in_the_workspace():
-    files = F.family().instance("train", 0).workspace_files
+    files = F.family().instance("train", 0, "guided").workspace_files
     story = F.story(0)
     for r in story.requirements:
         assert f"{r.value:g}" in files["USER.md"]
@@ -48,7 +48,7 @@ def test_rules_are_stated_in_the_workspace():
 
 
 def test_about_a_third_write_chinese():
-    langs = [F.family().profile("train", s).language for s in range(60)]
+    langs = [F.family().profile("train", s, "guided").language for s in range(60)]
     assert 10 <= langs.count("zh") <= 30
 
 

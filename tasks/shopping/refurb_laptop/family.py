@@ -14,6 +14,13 @@ while it waits (swap it if it now breaks the budget); buy after the go-ahead; th
 delays it (the calendar follows the new date); the unit arrives faulty and goes back within the return window;
 the replacement comes; the data move is booked at the bought brand's service centre and briefed by mail with
 the folders to move and none of the private ones; the card is paid and the true cost reported.
+
+Two levels (``gym.make(..., level="guided" | "paper")``), one story per seed: ``guided`` states every rule in
+USER.md and AGENTS.md, as a checklist; ``paper`` (the default, :mod:`.paper`) keeps in the workspace what the
+buyer tells an assistant, puts the domain rules in the shop's, the consumer council's and the card issuer's
+mails (:mod:`.rules`), adds twelve to fifteen decoy listings, a lived-in inbox and a latent fact (the
+courier's day on a weekly appointment across town), and gates the checks about the work after the purchase
+on an order placed after the go-ahead by card, not on its listing fitting (that is the purchase's own check).
 """
 
 from __future__ import annotations
@@ -26,6 +33,7 @@ import numpy as np
 
 from vibelife_env.checks import state, text
 from vibelife_env.checks.kinds import Quiet
+from vibelife_env.checks.verdict import because
 from vibelife_env.families import Family, InstanceKey, InstanceProfile, TaskBuilder
 from vibelife_env.probes import appliance as A
 from vibelife_env.probes import bills as B
@@ -39,6 +47,8 @@ from vibelife_env.services.banking import seed as bank_seed
 from vibelife_env.services.calendar import seed as cal_seed
 from vibelife_env.services.email import seed as mail_seed
 from vibelife_env.task.loader import Task
+
+from . import paper, rules
 
 #: The prerequisite of the quiet checks.
 IN_MOTION = "the plan is in motion (the laptop bought, or one in the cart)"
@@ -71,6 +81,7 @@ class RefurbLaptop(Family):
     name = "refurb_laptop"
     title = "Buying a refurbished laptop, returning a faulty unit and moving the data"
     heldout = False
+    levels = ("guided", "paper")
 
     def story(self, rng: np.random.Generator) -> P.PurchaseStory:
         """The buyer, the rules and the catalogue."""
@@ -98,7 +109,9 @@ class RefurbLaptop(Family):
 
     def build(self, rng: np.random.Generator, key: InstanceKey) -> tuple[Task, InstanceProfile]:
         s = self.story(rng)
-        b = TaskBuilder(self.root, f"refurb_laptop-{key}", self.domain, f"{s.name} buys a refurbished laptop",
+        on_paper = key.level == "paper"
+        prng = paper.paper_rng(key) if on_paper else None
+        b = TaskBuilder(self.root, f"refurb_laptop-{key.label}", self.domain, f"{s.name} buys a refurbished laptop",
                         "Asia/Shanghai", s.name)  # fmt: skip
         go_day = s.kickoff.date() + timedelta(days=int(rng.integers(6, 9)))
         s.extras.update(
@@ -115,17 +128,29 @@ class RefurbLaptop(Family):
         for p in probes:
             if isinstance(p, P.PurchaseProbe):
                 p.prepare(s)
+        if prng is not None:  # the same story; the paper level's decoys come from its own generator
+            s.extras["level"] = "paper"
+            paper.extend(s, prng)
+            paper.neutral_ids(probes)
         sellers = s.extras["seller_of"]
         for product in s.products:  # a planted near-namesake is sold by its namesake's seller
             sellers.setdefault(
                 product.code, next((v for c, v in sellers.items() if product.code.startswith(c)), SELLERS[0])
             )
         self._seed(b, s, probes)
-        self._workspace(b, s)
+        if prng is not None:  # rules in their mails, fault reports, a lived-in inbox, the latent fact
+            paper.seed(b, s, prng)
+        else:
+            self._workspace(b, s)
+        stage_at: dict[str, int] = {}
         windows = {"quote": (s.kickoff + timedelta(days=2), s.go - timedelta(hours=30))}
         windows["post"] = (s.go + timedelta(days=1), s.go + timedelta(days=12))
-        order = R.assemble(b, s, probes, lambda: self._skeleton(b, s, rng), windows,
-                           lambda where, shared: self._checks(b, s, where, shared))  # fmt: skip
+        order = R.assemble(b, s, probes, lambda: self._slots(b, s, rng, on_paper), windows,
+                           lambda where, shared: self._checks(b, s, stage_at, where, shared))  # fmt: skip
+        if on_paper:  # the latent fact's check; every check's rules, where they live; the person's files
+            paper.add_latent(b, s, stage_at["shipped"])
+            rules.attach(b, s)
+            paper.workspace(b, s)
         constraints = (
             *(c for p in probes for c in p.constraints),
             *(f"req:{r.attr}:{r.value:g}" for r in s.requirements),
@@ -136,7 +161,14 @@ class RefurbLaptop(Family):
             "data_move_privacy",
         )
         profile = InstanceProfile(order, constraints, s.user_key, s.lang, (s.month_end - s.kickoff.date()).days)
+        if on_paper:  # the paper oracle reads the rule mails and some twenty listings a turn
+            return b.task(max_tool_calls_per_turn=80, max_tool_calls_per_episode=2000), profile
         return b.task(max_tool_calls_per_turn=30, max_tool_calls_per_episode=800), profile
+
+    def _slots(self, b: TaskBuilder, s: P.PurchaseStory, rng: np.random.Generator, on_paper: bool) -> list[Slot]:
+        """The skeleton's slots (at the paper level with the paper oracle's kick-off and shipped steps)."""
+        slots = self._skeleton(b, s, rng)
+        return paper.paper_steps(slots) if on_paper else slots
 
     def _probes(self, rng: np.random.Generator, s: P.PurchaseStory) -> list[Probe]:
         fixed: list[Probe] = [P.DoubleCharge(rng), P.OffPlatformSeller(rng)]
@@ -413,11 +445,24 @@ class RefurbLaptop(Family):
         b.callable("purchase_courier_facts", courier_facts)
 
     # ============================================================== checks
-    def _checks(self, b: TaskBuilder, s: P.PurchaseStory, stage_of: dict[str, int], shared: set[str]) -> None:
+    def _checks(
+        self, b: TaskBuilder, s: P.PurchaseStory, keep: dict[str, int], stage_of: dict[str, int], shared: set[str]
+    ) -> None:
+        keep.update(stage_of)
         payoff_at = s.at(s.month_end - timedelta(days=2), 19)
 
+        on_paper = s.extras.get("level") == "paper"
+
+        def purchase(ctx: Any) -> dict[str, Any] | None:
+            """The purchase the later checks are about (at the paper level any order placed after the
+            go-ahead by card: whether its listing fits is the purchase checks' rule)."""
+            return paper.placed(ctx, s) if on_paper else P.the_purchase(ctx, s)
+
         def bought(ctx: Any) -> bool:
-            return A.bought(ctx, s)
+            return purchase(ctx) is not None if on_paper else A.bought(ctx, s)
+
+        def returned(ctx: Any) -> bool:
+            return paper.return_opened(ctx, s) if on_paper else A.return_opened(ctx, s)
 
         def paid(ctx: Any) -> int:
             rows = ctx.sql(
@@ -433,19 +478,19 @@ class RefurbLaptop(Family):
             return day is not None and text.mentions_date(ctx.reply(n), day)
 
         def order_id(ctx: Any) -> str | None:
-            o = P.the_purchase(ctx, s)
+            o = purchase(ctx)
             return o["order_id"] if o else None
 
         def old_entry(ctx: Any) -> bool:
             return any(P.DELIVERY.found_in(e.summary + e.description) for e in state.events(ctx, s.tz, s.extras["eta"]))
 
         def ledgered(ctx: Any) -> bool:
-            o = P.the_purchase(ctx, s)
+            o = purchase(ctx)
             return o is not None and B.ledger_has(ctx, o["order_id"], int(o["total_minor"]))
 
         def in_window(ctx: Any) -> bool:
             """Every return on the order was opened within 15 days of the delivery date, and one is open."""
-            o, day = P.the_purchase(ctx, s), slot_day(ctx)
+            o, day = purchase(ctx), slot_day(ctx)
             rows = ctx.sql(
                 "ecommerce", "SELECT opened_at FROM refunds WHERE order_id = ?", (o["order_id"] if o else "",)
             )
@@ -457,7 +502,7 @@ class RefurbLaptop(Family):
             )
 
         def total_told(ctx: Any, n: int) -> bool:
-            o = P.the_purchase(ctx, s)
+            o = purchase(ctx)
             return o is not None and text.mentions_amount(ctx.reply(n), int(o["total_minor"]) / 100)
 
         def price_told(ctx: Any, n: int) -> bool:
@@ -482,7 +527,7 @@ class RefurbLaptop(Family):
             ("price_rise", "new_price_told", 2, ("communication",),
              price_told),
             # one live order after the go-ahead of one listing that meets the rules within budget, paid in full by card
-            ("go", "valid_listing_bought", 6, ("execution", "constraint"), lambda c, n: bought(c)),
+            ("go", "valid_listing_bought", 6, ("execution", "constraint"), lambda c, n: A.bought(c, s)),
             ("go", "order_total_told", 1, ("communication",), total_told),
             # the order in ledger.md as a committed row at its total
             ("go", "order_in_ledger", 2, ("persistence", "bookkeeping"), lambda c, n: ledgered(c)),
@@ -499,10 +544,10 @@ class RefurbLaptop(Family):
             ("when", "new_arrival_date_told", 3, ("communication", "living_world"),
              lambda c, n: bought(c) and said(c, n, slot_day(c))),
             # a return of the one unit open on the order (inside the window), the order named
-            ("faulty", "return_opened", 5, ("execution", "living_world"), lambda c, n: A.return_opened(c, s)),
+            ("faulty", "return_opened", 5, ("execution", "living_world"), lambda c, n: returned(c)),
             ("faulty", "return_inside_window", 2, ("constraint", "living_world"), lambda c, n: in_window(c)),
             ("faulty", "order_id_told", 1, ("communication",),
-             lambda c, n: A.return_opened(c, s) and A.quotes(c.reply(n), order_id(c))),
+             lambda c, n: returned(c) and A.quotes(c.reply(n), order_id(c))),
             # the warranty's end (delivery date plus the listing's months) in the calendar and told
             ("warranty", "warranty_end_in_calendar", 3, ("persistence", "calendar"), lambda c, n: R.warranty_marked(c, s)),
             ("warranty", "warranty_end_told", 1, ("communication",), lambda c, n: said(c, n, R.warranty_end(c, s))),
@@ -550,12 +595,16 @@ class RefurbLaptop(Family):
         @b.checks.cross_stage(weight=2, tags=("living_world", "execution"))
         def x_return_stands(ctx: Any) -> bool:
             """At the end the return is still open on an order that stands (not cancelled for money back)."""
-            return A.return_opened(ctx, s)
+            return returned(ctx)
 
         @b.checks.final(weight=2, tags=("persistence", "calendar"))
         def f_calendar_kept(ctx: Any) -> bool:
             """The data-move visit and the delivery entry (on its delayed date) are still in the calendar."""
-            return R.visit_in_calendar(ctx, s) and A.delivery_marked(ctx, s)
+            if not on_paper:
+                return R.visit_in_calendar(ctx, s) and A.delivery_marked(ctx, s)
+            visit, entry = R.visit_in_calendar(ctx, s), A.delivery_marked(ctx, s)
+            missing = [w for w, ok in (("the data-move visit", visit), ("the delivery entry", entry)) if not ok]
+            return because(not missing, f"{' and '.join(missing) or 'nothing'} missing from the calendar at the end")
 
         A.purchase_guards(b, s, stage_of["wrap"])
 
