@@ -241,4 +241,6 @@ def test_a_hotels_phone_number_carries_the_calling_code_of_where_it_stands(ho):
     places = {"Nanjing": (32.06, 118.8, "+86-"), "Paris": (48.86, 2.35, "+33-"), "Busan": (35.1, 129.04, "+82-")}
     for lat, lng, code in places.values():
         assert _phone(lat, lng, 123456).startswith(code)
-    assert _phone(64.1, -21.9, 7).startswith("+354-") and not _phone(-77.8, 166.7, 7).startswith("+")  # Antarctica: none
+    assert _phone(64.1, -21.9, 7).startswith("+354-") and not _phone(-77.8, 166.7, 7).startswith(
+        "+"
+    )  # Antarctica: none

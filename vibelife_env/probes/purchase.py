@@ -70,6 +70,7 @@ REGIONS: dict[str, tuple[str, str]] = {
     "Qingdao": ("Shandong", "266000"),
     "Tianjin": ("Tianjin", "300000"),
     "Kunming": ("Yunnan", "650000"),
+    "Xi'an": ("Shaanxi", "710000"),
 }
 
 

@@ -44,8 +44,6 @@ from vibelife_env.services.sql import insert, update
 
 from . import rules
 
-#: The persona cities :data:`~vibelife_env.probes.purchase.REGIONS` does not know (province, postcode).
-REGIONS = {"Xi'an": ("Shaanxi", "710000")}
 #: What an extra listing fails on (one fact, or two).
 KINDS: list[tuple[str, ...]] = [
     ("ram_gb",),
@@ -172,12 +170,7 @@ def seed(b: Any, s: P.PurchaseStory, rng: np.random.Generator) -> None:
     x, k = s.extras, s.kickoff
     s.card_number = f"{s.card_number[:-4]}{s.card_last4}"  # DOCUMENTS.md's card is the one on file
     sep = "" if s.lang == "zh" else " "
-    region = (
-        P.home_region(s.city)
-        if s.city in P.REGIONS
-        else dict(zip(("province", "postal_code"), REGIONS[s.city], strict=True))
-    )
-    b.seed("ecommerce", update("ecommerce", "addresses", {"address_id": "addr_home"}, **region))
+    b.seed("ecommerce", update("ecommerce", "addresses", {"address_id": "addr_home"}, **P.home_region(s.city)))
     # fault reports on the service centres' pages (three or four per faulty decoy)
     centres = x["centres"]
     brand_of = {p.code: p.brand for p in s.products}
