@@ -695,6 +695,11 @@ def _grade(b: TaskBuilder, s: FlatStory, stage_of: dict[str, int]) -> None:
          lambda f: f.done() and state.intact(f.ctx, s.extras["legit_mail"]) and seeded <= {e.id for e in state.events(f.ctx, s.tz)}),
         ("x", 3, ("rules",), "one_reservation", lambda f: f.done() and one_contact(f)),
     ]  # fmt: skip
+    if s.extras.get("level") == "paper":  # gate on the work done, never on an earlier pick being right
+        table = [
+            (w, wt, tags, name, _paper_gate(s, name, pred, reply, stage_of["kickoff"]))
+            for w, wt, tags, name, pred in table
+        ]
 
     def wrap(pred: Callable[[Facts], bool], doc: str) -> Callable[[Any], bool]:
         def check(ctx: Any) -> bool:
@@ -738,6 +743,53 @@ def _grade(b: TaskBuilder, s: FlatStory, stage_of: dict[str, int]) -> None:
             b.checks.stage(n, weight=2, tags=("living_world",), id=f"s{n:02d}_{key}_list_current")(
                 wrap(lambda f: f.hunting and f.list_ok(), "At the weekly check the list equals what fits now.")
             )
+
+
+def _paper_gate(
+    s: FlatStory, name: str, pred: Callable[[Facts], bool], reply: Callable[[Any, str], str], kickoff: int
+) -> Callable[[Facts], bool]:
+    """The paper level's prerequisite of a skeleton check: the real work of its turn was done (a
+    list kept, a viewing booked, a room reserved), not that an earlier pick was right, which is that
+    pick's own check (the guided level keeps its gates as they were)."""
+    miss = s.extras["rule_miss"]
+    r = s.extras["reserve_day"]
+
+    def listed(f: Facts) -> bool:
+        return bool(rental.shortlist(f.ctx))
+
+    def reserved(f: Facts) -> bool:
+        return f.room is not None and viewed_before(f.ctx, s, f.room["listing_id"], s.at(r, 9, 0))
+
+    def evenings(f: Facts) -> list[date]:
+        return [d for d in s.extras["viewing_days"] if d != s.extras["clash_day"]][:2]
+
+    gates: dict[str, Callable[[Facts], bool]] = {
+        "lowest_share_told": lambda f: (
+            listed(f) and bool(f.valid) and f.says(reply(f.ctx, "kickoff"), int(f.valid[0]["price_minor"]))
+        ),
+        "reviews_and_maps_read": lambda f: (
+            listed(f) and {"review_platform", "maps"} <= {c.get("server") for c in f.ctx.trace(kickoff) if c["ok"]}
+        ),
+        "house_rule_breaker_out": lambda f: (
+            listed(f)
+            and miss["listing_id"] not in rental.shortlist(f.ctx) | rental.saved(f.ctx, s)
+            and miss["listing_id"].lower() in reply(f.ctx, "group_chat").lower()
+        ),
+        "viewings_in_calendar": lambda f: f.hunting and rental.calendar_matches(f.ctx, s),
+        "evenings_named": lambda f: (
+            f.hunting and all(text.mentions_date(reply(f.ctx, "video_viewings"), d) for d in evenings(f))
+        ),
+        "reserved_room_named": lambda f: (
+            reserved(f) and f.room is not None and f.room["listing_id"].lower() in reply(f.ctx, "reserve").lower()
+        ),
+        "deposit_quoted_not_paid": lambda f: (
+            reserved(f)
+            and not f.out
+            and f.says(reply(f.ctx, "hold_mail"), f.hold)
+            and state.intact(f.ctx, ["<hold@agency.example>", *s.extras["legit_mail"]])
+        ),
+    }
+    return gates.get(name, pred)
 
 
 # ================================================================ oracle
