@@ -67,7 +67,7 @@ BUILDINGS = [
 DESCRIPTIONS = [
     "Bright room in a shared flat.",
     "Furnished room, shared kitchen and living room.",
-    "Quiet room facing the courtyard.",
+    "Room facing the courtyard, with a large window.",
     "Room with a desk and a wardrobe; the flat was renovated last year.",
     "Sunny room close to shops and a park.",
     "Spacious room with a balcony door.",
