@@ -13,7 +13,7 @@ from typing import Any
 from tests.families.harness import FamilyHarness, failed_checks
 from vibelife_env.probes import flatshare
 
-F = FamilyHarness("VibeLife-rental-shared-flat-v0")
+F = FamilyHarness("VibeLife-rental-shared-flat-v0", level="guided")
 
 
 def test_profiles_draw_the_scam_and_mix_languages() -> None:
