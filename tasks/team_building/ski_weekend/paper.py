@@ -41,6 +41,7 @@ from vibelife_env.probes.base import Slot
 from vibelife_env.probes.inbox import background, bulk_message_id
 from vibelife_env.services.calendar import seed as cal_seed
 from vibelife_env.services.email import seed as mail_seed
+from vibelife_env.services.sql import update
 
 from . import rules
 
@@ -267,7 +268,7 @@ def seed(b: Any, s: ski.SkiStory, rng: np.random.Generator) -> None:
     legit = []
     for old in s.extras.get("legit", []):
         new = bulk_message_id(f"ski_weekend/{old}").replace("mx.mailout.example", "snowmail.example")
-        sql.append(f"UPDATE messages SET message_id = '{new}' WHERE message_id = '{old}';")
+        sql.append(update("email", "messages", {"message_id": old}, message_id=new))
         legit.append(new)
     b.seed("email", "\n".join(sql))
     s.extras["legit"] = [*legit, *(m[0] for m in own)]
