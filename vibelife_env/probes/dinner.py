@@ -252,10 +252,11 @@ def _room_rows(ctx: Any, s: Workshop) -> list[dict[str, Any]]:
 
 
 def room_ok(ctx: Any, s: Workshop) -> bool:
-    """The workshop room is reserved once at the start time for everyone attending as of now (a
-    drop-out's seat need not be held: the platform holds a room for the whole party booked)."""
+    """The workshop room is reserved once at the start time for the party as it was booked or as it
+    is now: a room rebooked for six after a drop-out holds everyone (the platform holds a room only
+    for the whole party booked), and so does the room for the first seven after a joiner."""
     rows = _room_rows(ctx, s)
-    return len(rows) == 1 and rows[0]["party_size"] >= len(s.roster_at(ctx.now))
+    return len(rows) == 1 and rows[0]["party_size"] >= min(len(s.roster), len(s.roster_at(ctx.now)))
 
 
 #: The words of a line that claims an amount.
@@ -274,14 +275,6 @@ def claims_amount(body: str, amount: float) -> bool:
     return False
 
 
-def room_held(ctx: Any, s: Workshop) -> bool:
-    """The room is reserved once at the start time for the party as it was or as it is now: the
-    work was done (whether it fits the headcount now is :func:`room_ok`'s rule, judged by the
-    room's own checks, not by every check gated on the event being run)."""
-    rows = _room_rows(ctx, s)
-    return len(rows) == 1 and rows[0]["party_size"] >= min(len(s.roster), len(s.roster_at(ctx.now)))
-
-
 def booked(ctx: Any, s: Workshop) -> bool:
     """Real work: a table reserved for the dinner and the workshop room (the event is being run).
 
@@ -290,7 +283,7 @@ def booked(ctx: Any, s: Workshop) -> bool:
     right (a valid restaurant, the headcount) is :func:`table_ok`'s rule, judged by the checks
     about the table, so a cancellation left unhandled fails those, not every check gated here.
     """
-    return room_held(ctx, s) and bool(tables(ctx, s, live=False))
+    return room_ok(ctx, s) and bool(tables(ctx, s, live=False))
 
 
 def held_name(ctx: Any, s: Workshop) -> str | None:
