@@ -240,22 +240,17 @@ def table_kept_rules(ctx: Any, s: Workshop, when: datetime | None = None) -> boo
     return party in sizes and held[0]["merchant_id"] in valid_ids(ctx, s, when, party=party)
 
 
-def _room_rows(ctx: Any, s: Workshop) -> list[dict[str, Any]]:
-    """The confirmed reservations of the workshop room at the start time."""
-    assert s.room is not None
-    slot = s.at(s.day, s.start.hour, s.start.minute).strftime("%Y-%m-%dT%H:%M:%S")
-    return [
-        r
-        for r in review_read.reservations(ctx, merchant=s.room.merchant_id, status="confirmed")
-        if r["datetime"] == slot
-    ]
-
-
 def room_ok(ctx: Any, s: Workshop) -> bool:
     """The workshop room is reserved once at the start time for the party as it was booked or as it
     is now: a room rebooked for six after a drop-out holds everyone (the platform holds a room only
     for the whole party booked), and so does the room for the first seven after a joiner."""
-    rows = _room_rows(ctx, s)
+    assert s.room is not None
+    slot = s.at(s.day, s.start.hour, s.start.minute).strftime("%Y-%m-%dT%H:%M:%S")
+    rows = [
+        r
+        for r in review_read.reservations(ctx, merchant=s.room.merchant_id, status="confirmed")
+        if r["datetime"] == slot
+    ]
     return len(rows) == 1 and rows[0]["party_size"] >= min(len(s.roster), len(s.roster_at(ctx.now)))
 
 

@@ -114,10 +114,11 @@ def background(
         at = before - timedelta(days=int(rng.integers(3, days)), hours=int(rng.integers(0, 12)))
         sender = f"hello@{word.lower()}-supplies.example"
         body = f"{word} Supplies wholesale catalogue: fittings, tools and spares. Trade prices for members."
-        namesake_ids.add(_message_id(count + j, sender, at))
+        mid = _message_id(count + j, sender, at)
+        namesake_ids.add(mid)
         made.append(
             (
-                _message_id(count + j, sender, at),
+                mid,
                 f"{word} Supplies: new catalogue",
                 sender,
                 at,

@@ -322,13 +322,18 @@ def noted(ctx: Any, story: JobStory, test: Any) -> bool:
     return bool(state.persisted(state.notes(ctx, initial, exclude_pages=["pg_home"], tz=story.tz), test))
 
 
-def written_in_stage(ctx: Any, stage: int) -> str:
-    """The text of the notes the agent wrote in a stage (successful Notion or workspace writes)."""
-    return "\n".join(
-        json.dumps(c.get("args") or {}, ensure_ascii=False)
+def _note_writes(ctx: Any, stage: int) -> list[dict[str, Any]]:
+    """The successful Notion and workspace writes of a stage."""
+    return [
+        c
         for c in ctx.trace(stage)
         if c["ok"] and c["server"] in ("notion", "workspace") and not state.read_only(c["name"])
-    )
+    ]
+
+
+def written_in_stage(ctx: Any, stage: int) -> str:
+    """The text of the notes the agent wrote in a stage (successful Notion or workspace writes)."""
+    return "\n".join(json.dumps(c.get("args") or {}, ensure_ascii=False) for c in _note_writes(ctx, stage))
 
 
 def touched_in_stage(ctx: Any, stage: int) -> str:
@@ -336,11 +341,7 @@ def touched_in_stage(ctx: Any, stage: int) -> str:
     whole of every workspace file and Notion page they touched. A weekly review that adds "all
     three still submitted" to a tracker whose table lists the companies has brought that tracker,
     companies and all, up to date."""
-    calls = [
-        c
-        for c in ctx.trace(stage)
-        if c["ok"] and c["server"] in ("notion", "workspace") and not state.read_only(c["name"])
-    ]
+    calls = _note_writes(ctx, stage)
     paths = sorted({str((c.get("args") or {}).get("path")) for c in calls if c["server"] == "workspace"})
     ids = {
         str(v)

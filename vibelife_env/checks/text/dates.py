@@ -122,6 +122,12 @@ def _parts(match: re.Match[str]) -> list[DateParts]:
     return [(year, month, cn_int(day) or 0) for day in days if day]
 
 
+def _chinese(prepped: str) -> bool:
+    """Whether prepped text is written in Chinese (no fewer CJK characters than Latin letters),
+    where dates run year, month, day."""
+    return _CJK.search(prepped) is not None and len(_CJK.findall(prepped)) >= len(_LATIN.findall(prepped))
+
+
 @lru_cache(maxsize=512)  # checks of one episode read the same replies and files many times
 def scan_dates(prepped: str) -> tuple[tuple[int, int, tuple[DateParts, ...]], ...]:
     """Every date-shaped match of prepped text as ``(start, end, [(year, month, day), ...])``.
@@ -136,7 +142,7 @@ def scan_dates(prepped: str) -> tuple[tuple[int, int, tuple[DateParts, ...]], ..
             parts = _parts(match)
             if parts:
                 candidates.append((match.start(), match.end(), tuple(parts)))
-    month_first = _CJK.search(prepped) is not None and len(_CJK.findall(prepped)) >= len(_LATIN.findall(prepped))
+    month_first = _chinese(prepped)
     for match in _SLASHED.finditer(prepped):
         parts = _slashed(match, month_first)
         if parts:
@@ -180,7 +186,7 @@ def find_dates(text: str, *, year: int | None = None) -> list[date]:
     found: list[date] = []
     prepped = prep(text)
     spans = list(scan_dates(prepped))
-    if _CJK.search(prepped) is not None and len(_CJK.findall(prepped)) >= len(_LATIN.findall(prepped)):
+    if _chinese(prepped):
         # Chinese text also writes "9-25"; read it as a date here, but not in date_like_spans, so an
         # amount range ("5-10 元") stays amounts
         taken = [(a, b) for a, b, _ in spans]

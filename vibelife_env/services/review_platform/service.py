@@ -82,7 +82,7 @@ class ReviewPlatformService(Service):
         if min_rating is not None and not 0 <= min_rating <= 5:
             raise ToolError("BAD_ARG", f"min_rating must be between 1.0 and 5.0, got {min_rating}")
         limit = _clamp_limit(limit, 100)
-        sql = f"SELECT *, {_LISTED} FROM merchants WHERE category = ?"
+        sql = f"SELECT *, {_listed()} FROM merchants WHERE category = ?"
         params: list[Any] = [category]
         for column, value in (("city", city), ("area", area), ("price_band", price_band)):
             if value:
@@ -116,7 +116,7 @@ class ReviewPlatformService(Service):
         """
         _check_category(category)
         limit = _clamp_limit(limit, 50)
-        sql = f"SELECT *, {_LISTED} FROM merchants WHERE category = ?"
+        sql = f"SELECT *, {_listed()} FROM merchants WHERE category = ?"
         params: list[Any] = [category]
         if area:
             sql += " AND area = ?"
@@ -392,7 +392,7 @@ class ReviewPlatformService(Service):
         """
         _require_text("user_id", user_id)
         rows = self.query(
-            f"SELECT m.*, {_LISTED.replace('merchants.', 'm.')}, s.saved_at FROM saved_merchants s "
+            f"SELECT m.*, {_listed('m')}, s.saved_at FROM saved_merchants s "
             "JOIN merchants m ON m.merchant_id = s.merchant_id "
             "WHERE s.user_id = ? ORDER BY s.saved_at DESC, m.merchant_id ASC",
             (user_id,),
@@ -402,7 +402,7 @@ class ReviewPlatformService(Service):
     # ------------------------------------------------------------------ helpers
     def _merchant_row(self, merchant_id: str) -> dict[str, Any]:
         return self.require(
-            f"SELECT *, {_LISTED} FROM merchants WHERE merchant_id = ?",
+            f"SELECT *, {_listed()} FROM merchants WHERE merchant_id = ?",
             (merchant_id,),
             "MERCHANT_NOT_FOUND",
             f"no merchant {merchant_id!r}",
@@ -470,8 +470,10 @@ def _str_list(raw: Any) -> list[str]:
     return [t.strip() for t in text.split(",") if t.strip()]
 
 
-#: The reviews stored for a merchant row (``n_listed``), for a count that agrees with ``list_reviews``.
-_LISTED = "(SELECT COUNT(*) FROM reviews v WHERE v.merchant_id = merchants.merchant_id) AS n_listed"
+def _listed(merchants: str = "merchants") -> str:
+    """The SQL column ``n_listed``: the reviews stored for a row of ``merchants`` (the table or its
+    alias), for a count that agrees with ``list_reviews``."""
+    return f"(SELECT COUNT(*) FROM reviews v WHERE v.merchant_id = {merchants}.merchant_id) AS n_listed"
 
 
 def _merchant_summary(row: dict[str, Any]) -> dict[str, Any]:
