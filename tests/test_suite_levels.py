@@ -19,8 +19,15 @@ from vibelife_env.rollout import read_dataset
 from vibelife_env.suite import get_suite
 
 CITY = "VibeLife-travel-city-break-v0"  # renders the paper level, its default
-ROAD = "VibeLife-travel-rail-tour-v0"  # guided only
+ROAD = "VibeLife-travel-rail-tour-v0"  # made guided only by the fixture below
 SINGLE = "VibeLife-demo-errands-v0"
+
+
+@pytest.fixture(autouse=True)
+def road_guided_only(monkeypatch: pytest.MonkeyPatch) -> None:
+    """rail_tour stands for a family that renders only the guided level, whichever levels the
+    real family renders (every family may come to render the paper level)."""
+    monkeypatch.setattr(type(family_of(ROAD)), "levels", ("guided",))
 
 
 def _eval(out: Path, *extra: str) -> int:
