@@ -4,7 +4,8 @@ The filing fee follows CASE.md's stated scale; the valid citations are computed 
 (repealed laws, another region's regulation and precedents lost on the limitation period are
 out, and an amended regulation replaces the old version); ids are read from free text and the
 case-file item names are never taken for ids; the claim follows the limitation period in force;
-the family always plants the fake court-fee mail and is not held out.
+the family always plants the fake court-fee mail and is not held out. These are tests of the
+guided instance (``level="guided"``); the paper level's are in ``tests/test_small_claim_paper.py``.
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ def _family():
 
 def _seed_with(probe: str) -> int:
     fam = _family()
-    return next(seed for seed in range(300) if probe in fam.profile("train", seed).probes)
+    return next(seed for seed in range(300) if probe in fam.profile("train", seed, "guided").probes)
 
 
 class _World:
@@ -47,7 +48,7 @@ class _World:
 
 
 def _oracle_run(seed: int) -> tuple[Any, L.ClaimStory, Any]:
-    env = gym.make(ENV, split="train", instance=seed)
+    env = gym.make(ENV, level="guided", split="train", instance=seed)
     oracle = base_env(env).task.oracle[0]
     result = run_episode(env, oracle(), seed=0, record=False)
     return env, oracle.story, result
@@ -57,7 +58,7 @@ def test_not_held_out_and_always_plants_the_fake_fee():
     fam = _family()
     assert not type(fam).heldout
     for seed in range(20):
-        probes = fam.profile("train", seed).probes
+        probes = fam.profile("train", seed, "guided").probes
         assert "fake_court_fee" in probes and 4 <= len(probes) <= 7
 
 
@@ -96,7 +97,7 @@ def test_valid_sets_are_computed_from_the_corpus_and_follow_an_amendment():
 def test_claim_follows_the_three_year_limitation_in_force():
     fam = _family()
     for seed in range(200):
-        story = fam.instance("train", seed).oracle[0].story
+        story = fam.instance("train", seed, "guided").oracle[0].story
         older = story.extras.get("older_job")
         if older is None:
             continue
@@ -121,7 +122,7 @@ def test_a_claim_citing_a_repealed_or_invented_id_fails():
 
 def test_hearing_follows_the_silent_move():
     seed = _seed_with("hearing_moved")
-    story = _family().instance("train", seed).oracle[0].story
+    story = _family().instance("train", seed, "guided").oracle[0].story
     moved_at, new = story.extras["move"]
 
     class At:
