@@ -25,10 +25,9 @@ DATA = Path(__file__).parent / "data" / "trajectories"
 FIXTURES = sorted(DATA.glob("*.json"))
 
 #: Fixtures whose fair minimum needs a fix still open: file stem -> why (none today: the round-trip
-#: legs and the accountant's judgement call were fixed at their root).
-OPEN: dict[str, str] = {
-    "accessible_flat-test2-paper": "#28: accessible_flat's end checks still gate on the deposit paid once (17 weight)",
-}
+#: legs, the accountant's judgement call and accessible_flat's payment-gated end checks were fixed
+#: at their root).
+OPEN: dict[str, str] = {}
 
 
 def replay(fixture: dict) -> tuple[dict, int, bool]:
