@@ -127,7 +127,10 @@ def _mails(b: Any, s: RelocStory, rng: np.random.Generator) -> None:
             f"people@{s.hr_domain}",
             s.say(f"{s.employer}: your relocation policy", f"{s.employer_zh}：您的搬迁政策"),
             k - timedelta(days=6, hours=3),
-            s.say(f"Dear {s.first}, here is the relocation policy that comes with your offer. ", "您好，以下是随录用通知附上的搬迁政策。")
+            s.say(
+                f"Dear {s.first}, here is the relocation policy that comes with your offer. ",
+                "您好，以下是随录用通知附上的搬迁政策。",
+            )
             + policy
             + card,
         ),
@@ -148,7 +151,7 @@ def _mails(b: Any, s: RelocStory, rng: np.random.Generator) -> None:
             s.say(f"Welcome to {rules.PLATFORM}", f"欢迎使用{rules.PLATFORM}"),
             k - timedelta(days=9, hours=5),
             s.say(
-                f"Save the flats you like to your shortlist and book viewings in the app. ",
+                "Save the flats you like to your shortlist and book viewings in the app. ",
                 "把喜欢的房源收藏到您的清单，在App里预约看房。",
             )
             + rules.platform_text(s),
@@ -188,7 +191,7 @@ def workspace(b: Any, s: RelocStory) -> None:
     user = (
         f"# {s.name}\n\nMail: {s.email}. Phone: 13900000000. {speaks}\n\n"
         f"I am moving from {s.old_city} ({s.old_city_zh}) to {s.city} ({s.city_zh}) for a new job at {s.employer} "
-        f"({s.employer_zh}); the new office is saved on the map as \"{s.employer} office\". My account on the hotel, "
+        f'({s.employer_zh}); the new office is saved on the map as "{s.employer} office". My account on the hotel, '
         f"listing, courier and bank services is {s.user_key}; my bank account there is my everyday account. My movers "
         f"are {s.mover}, shipment {s.tracking_no}. My old landlord is {s.landlord_email}. Flights I pay with my own "
         "card, the one ending 4417.\n\n"
