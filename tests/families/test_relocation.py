@@ -15,7 +15,7 @@ from typing import Any
 from tests.families.harness import FamilyHarness, failed_checks, silent
 from vibelife_env.probes import relocation as R
 
-F = FamilyHarness("VibeLife-career-relocation-v0")
+F = FamilyHarness("VibeLife-career-relocation-v0", level="guided")
 
 
 def test_instances_vary_in_structure_and_language():

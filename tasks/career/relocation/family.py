@@ -15,6 +15,13 @@ relocation-services scam, HR's first-day paperwork, a flat shortlist with a view
 claim, the notice to the old landlord, movers' quotes. The skeleton books the stay at kickoff,
 holds weekly reviews and quiet days the user observes, answers questions from the services, runs
 small errands and ends with a wrap-up.
+
+Two levels (``gym.make(..., level="guided" | "paper")``), one story per seed: ``guided`` states
+every rule a check enforces in USER.md and AGENTS.md, as a checklist; ``paper`` (the default,
+:mod:`.paper`) keeps in the workspace what the person tells an assistant and puts the domain
+rules in HR's relocation policy mail, the movers' and the listing platform's mails, plants a
+latent fact (the diary has the person away on the delivery day), and makes the mailbox and the
+hotel catalogue lived in; every check records its rules and where they live (:mod:`.rules`).
 """
 
 from __future__ import annotations
@@ -39,6 +46,8 @@ from vibelife_env.services.email import seed as mail_seed
 from vibelife_env.services.notion import seed as notion_seed
 from vibelife_env.services.sql import insert, update
 from vibelife_env.task.loader import Task
+
+from . import paper, rules
 
 GIVEN = ["Wei", "Na", "Jie", "Min", "Hao", "Lan", "Yu", "Ting", "Qiang", "Fang", "Lei", "Xin", "Rui", "Jing"]
 FAMILY_NAMES = ["Li", "Wang", "Zhang", "Liu", "Chen", "Yang", "Zhao", "Huang", "Zhou", "Wu", "Xu", "Sun"]
@@ -82,6 +91,7 @@ class Relocation(Family):
     domain = "career"
     name = "relocation"
     title = "Relocating for a new job: temporary housing, movers, HR paperwork, a scam, a claim, a flat"
+    levels = ("guided", "paper")
 
     # ================================================================ story
     def story(self, rng: np.random.Generator) -> RelocStory:
@@ -226,22 +236,36 @@ class Relocation(Family):
     # ============================================================= instance
     def build(self, rng: np.random.Generator, key: InstanceKey) -> tuple[Task, InstanceProfile]:
         story = self.story(rng)
+        on_paper = key.level == "paper"
+        if on_paper:  # the same story; the paper level's own draws come from its own generator
+            story.extras["level"] = "paper"
         b = TaskBuilder(
-            self.root, f"relocation-{key}", self.domain, f"{story.name}'s relocation", "Asia/Shanghai", story.name
+            self.root, f"relocation-{key.label}", self.domain, f"{story.name}'s relocation", "Asia/Shanghai", story.name
         )
         probes = self._probes(rng)
         slots = self._layout(rng, story, probes)
+        prng = paper.paper_rng(key) if on_paper else None
+        if prng is not None:  # decoy hotels, seeded with the family's own
+            paper.extend(story, prng)
         self._seed(b, story)
         for p in probes:
             p.setup(b, story)
+        if prng is not None:  # rules in their mails, a lived-in inbox, the latent fact
+            paper.seed(b, story, prng)
         story.extras["initial_files"] = dict(b.files)
         groups = stage_groups(slots)
         stage_of = stage_index(groups)
         shared = shared_slots(groups)
         steps = add_stages(b, groups)
+        if on_paper:  # the oracle reads the rule mails first, and the diary on the delivery day
+            steps["kickoff"] = [paper.lookups, *steps["kickoff"], paper.away_step]
         self._checks(b, story, stage_of, shared)
         for p in probes:
             p.add_checks(b, story, stage_of)
+        if on_paper:  # the latent fact's check; every check's rules, where they live
+            paper.add_latent(b, story, stage_of["kickoff"])
+            rules.attach(b, story)
+            paper.workspace(b, story)
         b.oracle = oracle_family(steps, story, RelocAgent)
         order = tuple(p.name for p in sorted(probes, key=lambda p: min(stage_of[k] for k in p.slot_keys)))
         constraints = (
@@ -254,6 +278,8 @@ class Relocation(Family):
         )
         days = (story.end - story.kickoff.date()).days
         profile = InstanceProfile(order, constraints, story.user_key, story.lang, days)
+        if on_paper:  # the paper oracle reads the rule mails and some twenty hotels at the kick-off
+            return b.task(max_tool_calls_per_turn=80, max_tool_calls_per_episode=2000), profile
         return b.task(max_tool_calls_per_turn=40, max_tool_calls_per_episode=900), profile
 
     def _probes(self, rng: np.random.Generator) -> list[Probe]:
@@ -706,7 +732,8 @@ class Relocation(Family):
             "updated_at": "2025-06-01T00:00:00Z",
         }
         b.seed("notification_hub", insert("notification_hub", "subscriptions", subscription))
-        self._workspace(b, s)
+        if s.extras.get("level") != "paper":  # the paper level writes its own, once the checks' rules are known
+            self._workspace(b, s)
 
     def _workspace(self, b: TaskBuilder, s: RelocStory) -> None:
         user = f"""# {s.name}
@@ -766,6 +793,10 @@ Old landlord: {s.landlord_email}.
         w = stage_of["wrap"]
         R.run_gate(b, s)
         far, pricey = s.of_kind("far")[0], s.of_kind("pricey")[0]
+        seeded = set(s.extras.get("seeded_events", ()))  # the paper level's entry on the delivery day
+
+        def own_on(ctx: Any, day: date) -> list[Any]:
+            return [e for e in R.events_on(ctx, s, day) if e.id not in seeded]
 
         def booked_name(ctx: Any) -> str:
             r = R.the_stay(ctx, s)
@@ -809,7 +840,7 @@ Old landlord: {s.landlord_email}.
         )
         def calendar(ctx: Any) -> bool:
             """The calendar has an event on the move day and one on the delivery date."""
-            return bool(R.events_on(ctx, s, s.move_day)) and bool(R.events_on(ctx, s, R.current_eta(ctx, s)))
+            return bool(own_on(ctx, s.move_day)) and bool(own_on(ctx, R.current_eta(ctx, s)))
 
         @b.checks.stage(k, weight=2, tags=("persistence",), id=f"s{k:02d}_tracker_started", requires=(R.RUN,))
         def tracker(ctx: Any) -> bool:
@@ -896,13 +927,15 @@ Old landlord: {s.landlord_email}.
             """The user's own calendar entry and the movers' shipment are still there."""
             shp = ctx.sql("delivery_logistics", "SELECT status FROM shipments WHERE tracking_no = ?", (s.tracking_no,))
             return (
-                bool(shp) and shp[0]["status"] != "cancelled" and "evt_gym" in {e.id for e in state.events(ctx, s.tz)}
+                bool(shp)
+                and shp[0]["status"] != "cancelled"
+                and {"evt_gym", *seeded} <= {e.id for e in state.events(ctx, s.tz)}
             )
 
         @b.checks.final(weight=3, tags=("living_world",), requires=(R.RUN,))
         def f_delivery_in_calendar(ctx: Any) -> bool:
             """The calendar shows the delivery on the date the courier holds now, and the move day."""
-            return bool(R.events_on(ctx, s, R.current_eta(ctx, s))) and bool(R.events_on(ctx, s, s.move_day))
+            return bool(own_on(ctx, R.current_eta(ctx, s))) and bool(own_on(ctx, s.move_day))
 
         @b.checks.cross_stage(weight=3, tags=("constraint",), requires=(R.RUN,))
         def x_every_booking_within_policy(ctx: Any) -> bool:
@@ -970,12 +1003,14 @@ def kickoff_step(agent: RelocAgent, event_text: str) -> Any:
     s = agent.story
     yield agent.calls([("workspace__read_file", {"path": p}) for p in ("USER.md", "AGENTS.md")])
     eta = yield from agent.eta()
+    more = {"filters": {"limit": 50}} if s.extras.get("level") == "paper" else {}  # some twenty hotels
     found = yield agent.call(
         "hotel_booking__search_hotels",
         city_or_geo=s.city,
         check_in=s.move_day.isoformat(),
         check_out=eta.isoformat(),
         guests=1,
+        **more,
     )
     skip, near = [], []
     for h in found:
