@@ -158,9 +158,9 @@ PERSON: dict[str, tuple[str, Text]] = {
     "car": (
         "USER.md",
         Text(
-            "For the exam day I want a car from {company} at the {desk} in {home}, at most {cap} CNY a day, with the "
-            "standard cover; my card ends in 4417.",
-            "考试当天我要在{home}的{desk}租{company}的车，日租金不超过 {cap} 元，买标准保险；我的卡尾号 4417。",
+            "For the exam day I want a car from {company} at the {desk} in {home} that my company refunds, at most "
+            "{cap} CNY a day, with the standard cover; my card ends in 4417.",
+            "考试当天我要在{home}的{desk}租{company}的车，要公司能报销的，日租金不超过 {cap} 元，买标准保险；我的卡尾号 4417。",
         ),
     ),
     "print": (
