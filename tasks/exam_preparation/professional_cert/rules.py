@@ -104,7 +104,7 @@ MOCKS = ("mocks", "weekends")
 #: Check label (the id without its ``sNN_`` stage prefix) -> the rules it enforces.
 LABELS: dict[str, tuple[str, ...]] = {
     "valid_session_nothing_paid": (*SESSION, "go"),
-    "eligibility_checked": ("eligible", "pass_mark"),
+    "eligibility_checked": ("eligibility_reply", "eligible", "pass_mark"),
     "results_date_given": ("results_by",),
     "plan_noted": ("records", "pass_mark"),
     "registered_valid_session": (*SESSION, "register_how", "photo_spec", "one_session"),

@@ -178,6 +178,14 @@ PERSON: dict[str, tuple[str, Text]] = {
             "先提方案，我说可以之前什么都不要付、不要订；之后从我的活期账户付一次报名费，付给我银行里已保存的考试局收款人。",
         ),
     ),
+    "eligibility_reply": (
+        "AGENTS.md",
+        Text(
+            "When you check whether I may sit an exam, tell me what the board asks for, what I have to show for it "
+            "(the reference of the document that proves it) and the pass mark I must reach.",
+            "帮我确认能不能报考时，告诉我考试局的要求、我用什么来证明（证明文件的编号），以及我要达到的及格线。",
+        ),
+    ),
     "records": (
         "AGENTS.md",
         Text(
