@@ -16,6 +16,7 @@ import pytest
 import vibelife_env  # noqa: F401 - registers the families
 from tests.families.harness import FamilyHarness, failed_checks, silent
 from vibelife_env.checks.text._norm import has_cjk
+from vibelife_env.probes import cert_skeleton as pc
 from vibelife_env.probes import certs as ce
 from vibelife_env.probes import exam_steps as es
 from vibelife_env.probes import exams as ex
@@ -23,10 +24,13 @@ from vibelife_env.probes import exams as ex
 ENV = "VibeLife-exam-preparation-professional-cert-v0"
 
 F = FamilyHarness(ENV)
+#: The guided level (the skeleton's catalogue; the paper level's decoys: tests/test_professional_cert_paper.py).
+G = FamilyHarness(ENV, "guided")
 
 
 def _module() -> Any:
-    return sys.modules[type(F.family()).__module__]
+    """The module of the oracle's steps: the certification skeleton (the family subclasses it)."""
+    return sys.modules[pc.ProfessionalCert.__module__]
 
 
 def _row(s: ex.ExamStory, t: ex.Train) -> dict[str, Any]:
@@ -44,7 +48,7 @@ def test_the_family_is_held_out():
 
 @pytest.mark.parametrize("k", range(4))
 def test_the_workspace_states_every_rule(k):
-    task = F.family().instance("test", k)
+    task = F.family().instance("test", k, "guided")  # the guided level states every rule
     s = task.oracle[0].story
     user, agents = task.workspace_files["USER.md"], task.workspace_files["AGENTS.md"]
     x = s.extras
@@ -64,7 +68,7 @@ def test_the_workspace_states_every_rule(k):
 
 def test_the_car_rules_reject_every_near_miss():
     for seed in range(30):
-        s = F.story(seed)
+        s = G.story(seed)
         checkin = s.at(s.exam_day, s.sessions[0].checkin.hour, s.sessions[0].checkin.minute)
         drive = timedelta(minutes=s.extras["drive_minutes"])
         ok = {t.offer_id for t in s.trains if ce.car_ok(s, _row(s, t), checkin)}
