@@ -48,8 +48,11 @@ def test_guided_and_paper_tell_the_same_story_from_the_same_seed(where):
     ]
     latent = [c.id for c in paper.checks if any(r.latent for r in c.rules)]
     assert [label(i) for i in latent] == ["hearing_clash_raised"]
+    # at paper the guided case gate's rule (right court, claim and article) is a check of its own
+    gate = [c.id for c in paper.checks if label(c.id) == "court_and_claim_filed"]
+    assert len(gate) == 1 and not [c for c in guided.checks if label(c.id) == "court_and_claim_filed"]
     assert [(c.id, c.weight, c.tier, c.stage) for c in guided.checks] == [
-        (c.id, c.weight, c.tier, c.stage) for c in paper.checks if c.id not in latent
+        (c.id, c.weight, c.tier, c.stage) for c in paper.checks if c.id not in latent + gate
     ]
     assert not any(c.rules for c in guided.checks)
 
@@ -191,3 +194,31 @@ def test_the_latent_check_wants_the_hearing_clash_raised():
     assert raised["hearing_clash_raised"]["passed"]
     assert not silent["hearing_clash_raised"]["passed"]
     assert silent["acceptance_told"]["passed"]  # the rest of the reply still counts
+
+
+# ---------------------------------------------------------------- the case gate judges the work, not the pick
+def _wrong_court_run(level: str) -> tuple[float, set[str]]:
+    """The oracle, except that its case file names the other district's court."""
+    env = gym.make(ENV, level=level, split="test", instance=0)
+    try:
+        oracle = base_env(env).task.oracle[0]
+        other = oracle.story.other_court
+
+        def write_case(agent: Any):
+            agent.case()["court"] = other["en"]
+            yield from oracle.write_case(agent)
+
+        result = run_episode(env, type("WrongCourt", (oracle,), {"write_case": write_case})(), seed=0, record=False)
+    finally:
+        env.close()
+    return result.score, {label(c["id"]) for c in result.checks if not c["passed"]}
+
+
+def test_a_wrong_court_costs_its_own_check_at_paper_not_the_later_work():
+    score, failed = _wrong_court_run("paper")
+    assert "court_and_claim_filed" in failed
+    # the hearing, evidence and fee work done right keeps its credit (the guided gate voids it)
+    assert not failed & {"hearing_in_calendar", "evidence_submitted", "f_hearing_in_calendar", "evidence_listed"}
+    guided_score, guided_failed = _wrong_court_run("guided")
+    assert {"hearing_in_calendar", "evidence_listed"} <= guided_failed
+    assert score > guided_score + 20

@@ -103,7 +103,7 @@ def test_storm_intensity_is_read_as_a_whole_code(monkeypatch):
     probe.add_checks(B, story, {"storm_record": 0})
     top = C.INTENSITY[probe.top]
     wrong = {"TY": "STY", "STY": "TY", "SuperTY": "TY"}[top]  # a code that contains, or sits inside, the right one
-    monkeypatch.setattr(C, "case_run", lambda ctx, s: True)
+    monkeypatch.setattr(C, "case_gate", lambda ctx, s: True)
     assert checks["storm_peak_reported"](Ctx(f"Peak {top} on {day}."))
     assert not checks["storm_peak_reported"](Ctx(f"Peak {wrong} on {day}."))
     assert not checks["storm_peak_reported"](Ctx(f"Peak {top} on {story.extras['loss_at'].date().isoformat()}."))

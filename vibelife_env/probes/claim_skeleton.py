@@ -842,8 +842,16 @@ evidence_deadline, judgment (CNY). Keep it current the same day something change
     def _checks(self, b: TaskBuilder, story: ClaimStory, stage_of: dict[str, int], shared: set[str]) -> None:
         s = story
         k, f, a, w, v = (stage_of[x] for x in ("kickoff", "filing", "acceptance", "wrap", "eve"))
-        run = lambda ctx: legal.case_run(ctx, s)  # noqa: E731
+        run = lambda ctx: legal.case_gate(ctx, s)  # noqa: E731
         fee = lambda ctx: fee_for(legal.expected_claim(ctx, s))  # noqa: E731
+
+        if s.extras.get("level") == "paper":  # the gate's old rule, judged once on its own
+
+            @b.checks.stage(k, weight=3, tags=("legal_research", "constraint"), id=f"s{k:02d}_court_and_claim_filed")
+            def court_claim(ctx: Any) -> bool:
+                """The case file names the defendant's district court (not the other one), the claim as
+                the instructions give it and the Civil Code's general breach article."""
+                return legal.case_run(ctx, s)
 
         @b.checks.stage(k, weight=2, tags=("execution", "constraint"), id=f"s{k:02d}_claim_and_fee_filed")
         def claim_fee(ctx: Any) -> bool:
@@ -1096,7 +1104,7 @@ evidence_deadline, judgment (CNY). Keep it current the same day something change
         def answered(ctx: Any) -> bool:
             """The answer gives what was asked, as the world holds it now."""
             reply = ctx.reply(idx)
-            if not legal.case_run(ctx, s):
+            if not legal.case_gate(ctx, s):
                 return False
             if what == "claim_fee":
                 want = legal.expected_claim(ctx, s)

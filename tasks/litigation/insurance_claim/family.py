@@ -246,7 +246,7 @@ class InsuranceClaim(SmallClaim):
         def cites_time(ctx: Any) -> bool:
             ids = legal.id_tokens(legal.case_file(ctx).get("statutes", ""))
             return (
-                legal.case_run(ctx, s)
+                legal.case_gate(ctx, s)
                 and bool(ids & claims.time_limit_articles(ctx))
                 and legal.file_cites_right(ctx, s)
             )

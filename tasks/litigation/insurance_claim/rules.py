@@ -149,6 +149,7 @@ SCAM = ("scam", "insurer_safety", "bank_safety")
 LABELS: dict[str, tuple[str, ...]] = {
     "case_file_takes_notice": ("case_file", "claim", "venue", *FEE, *CITE),
     "citations_valid": CITE,
+    "court_and_claim_filed": ("case_file", "claim", "venue", "citations"),
     "claim_and_fee_filed": ("case_file", "claim", *FEE),
     "claim_filed_with_court": ("filing", "venue", "claim", "citations", "precedents"),
     "court_fee_deadline_told": ("tell", "venue", *FEE),
