@@ -371,7 +371,12 @@ class VisaTrip(Family):
         v = vz.facts(story)
         on_paper = key.level == "paper"
         b = TaskBuilder(
-            self.root, f"visa_trip-{key.label}", self.domain, f"Trip to {story.dest.name}", story.home.tz, story.user.name
+            self.root,
+            f"visa_trip-{key.label}",
+            self.domain,
+            f"Trip to {story.dest.name}",
+            story.home.tz,
+            story.user.name,
         )
         probes = self._probes(rng, story, on_paper)
         window = any(isinstance(p, vz.ApplicationWindow) for p in probes)

@@ -246,9 +246,7 @@ def workspace(b: Any, story: trip.TripStory) -> None:
         f"{story.home.name} to {story.dest.name} and back. Already booked: {story.extras['outing']} on "
         f"{story.extras['outing_day'].isoformat()} (in the calendar).\n\n"
         f"We bank with {v.bank_name} (a current and a savings account). Our passport scans and visa photos are in "
-        "the docs folder here; the passport details are in DOCUMENTS.md.\n\n"
-        + render(registered, "USER.md")
-        + "\n"
+        "the docs folder here; the passport details are in DOCUMENTS.md.\n\n" + render(registered, "USER.md") + "\n"
     )
     agents = "# Working for me\n\n" + render([r for r in registered if r.key != "ledger"], "AGENTS.md")
     agents += "- Quiet days need no more than a line from you.\n"
