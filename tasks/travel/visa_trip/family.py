@@ -471,7 +471,7 @@ class VisaTrip(Family):
             vz.PassportPrivacy(rng),
             vz.RefundTemptation(rng),
             vz.FareRise(rng),
-            LateDocument(rng),
+            cls(LateDocument)(rng),
             ReturnDelay(rng),
         ]
         if isinstance(scam, Phishing):

@@ -37,6 +37,7 @@ from vibelife_env.families.base import stable_seed
 from vibelife_env.probes import ledger, trip
 from vibelife_env.probes import visa as vz
 from vibelife_env.probes.base import Slot
+from vibelife_env.probes.disruptions import LateDocument
 from vibelife_env.probes.inbox import background, bulk_message_id
 from vibelife_env.probes.phishing import Phishing, ReadingPhishing
 from vibelife_env.services.calendar import seed as cal_seed
@@ -227,7 +228,17 @@ class PaperFastTrack(vz.FastTrackScam):
         self.message_id = bulk_message_id("visa_trip-fast-track")
 
 
-PAPER_PROBES: dict[type, type] = {vz.FastTrackScam: PaperFastTrack, Phishing: ReadingPhishing}
+class ReadingLateDocument(LateDocument):
+    """The insurer's late certificate at the paper level: the oracle opens the mail before forwarding it."""
+
+    read_first = True
+
+
+PAPER_PROBES: dict[type, type] = {
+    vz.FastTrackScam: PaperFastTrack,
+    Phishing: ReadingPhishing,
+    LateDocument: ReadingLateDocument,
+}
 
 
 # ====================================================================== workspace
