@@ -19,8 +19,16 @@ Four to six probes are drawn in random order from the visa library (an applicati
 rejected statement to resubmit, an arrival declaration with a deadline, an advisory that
 rises, a fast-track scam, passport scans for the consulate only, the temptation to ticket
 early) and the shared ones (a phishing mail, the insurer's late certificate, a delayed flight
-home). Every role is resolved from what the agent did; every rule a check enforces is
-written in USER.md or AGENTS.md, or arrives in a message.
+home). Every role is resolved from what the agent did.
+
+Two levels (``gym.make(..., level="guided" | "paper")``), one story per seed: ``guided`` writes
+every rule a check enforces in USER.md or AGENTS.md, as a checklist; ``paper`` (the default,
+:mod:`.paper`) renders the same story the way a person lives it: the workspace keeps what the
+person tells their assistant, the domain rules (the proof-of-funds threshold, the documents, the
+one address that asks for scans, fares, check-in, the bank's and the walk operator's terms) live
+in the world, the mailbox is lived in, the hotel catalogue is long, an appointment at home falls
+during the trip (the latent fact), more of what happens is seen in the world, and every check
+records its rules and where they live (:mod:`.rules`).
 """
 
 from __future__ import annotations

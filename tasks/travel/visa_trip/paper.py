@@ -205,16 +205,27 @@ def add_latent(b: Any, story: trip.TripStory, kickoff: int, go_ahead: int) -> No
 def observe(slots: list[Slot], story: trip.TripStory) -> None:
     """What the agent sees in the world, at the paper level: the visa portal's and the hub's notices,
     the reviews' quiet mornings, the check-out and the landing home are world observations."""
-    v = vz.facts(story)
+    v, guide = vz.facts(story), rules.guide(story)
+    pages = [  # what the visa centre's page shows on a quiet morning: a notice and one of its rules
+        f"The {v.centre}'s page for applicants: processing times are as listed for each service. {guide['fees']}",
+        f"The {v.centre}'s page for applicants: opening hours as usual. {guide['scans']}",
+    ]
+    seen = {
+        "rfi_notice": f"The {v.centre} portal marks one of your applications: it needs your attention.",
+        "declaration_notice": f"The entry requirements page for {v.country_name} shows an update.",
+        "advisory_notice": f"The travel advisory page for {v.country_name} shows a new notice.",
+    }
     for slot in slots:
         for e in slot.events:
             eid = e["id"]
-            if e["kind"] == "notification" and e.get("source") in ("visa_and_advisory", "notification_hub"):
+            if eid in seen:  # what the page shows, as a person sees it
+                e.update(kind="world", source="visa_and_advisory", body=seen[eid])
+            elif e["kind"] == "notification" and e.get("source") in ("visa_and_advisory", "notification_hub"):
                 e["kind"] = "world"
             elif eid == "landed_home":
                 e.update(kind="world", source="maps", body=f"Location: {story.home.name}, arrivals hall.")
             elif eid.startswith("review_") and e["kind"] == "cron_fire":
-                e.update(kind="world", source="visa_and_advisory", body=f"The {v.centre}'s page for applicants.")
+                e.update(kind="world", source="visa_and_advisory", body=pages[int(eid[-1]) % 2])
             elif eid == "checkout":
                 e.update(kind="world", source="maps", body=f"Location: {story.dest.name}, the hotel's lobby.")
 

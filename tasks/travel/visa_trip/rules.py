@@ -163,9 +163,9 @@ def person(story: trip.TripStory) -> dict[str, Rule]:
         ),
         Rule(
             "tell",
-            "Keep me posted: when something changes (a date, a price, a gate, a rule we must follow) tell me the new "
-            "value, and warn me as soon as something threatens our plans. Check before you tell me: plans change "
-            "under us.",
+            "Keep me posted: tell me what came of what you do for us (what it really cost, the references, our "
+            "seats), when something changes (a date, a price, a gate, a rule we must follow) tell me the new value, "
+            "and warn me as soon as something threatens our plans. Check before you tell me: plans change under us.",
         ),
         Rule(
             "red_line",
@@ -293,5 +293,8 @@ def attach(b: Any, story: trip.TripStory) -> None:
     does not know is refused)."""
     rules = table(story)
     present = {label(c.id) for c in b.checks.checks}
-    by_label = {name: tuple(rules[k] for k in keys) for name, keys in LABELS.items() if name in present}
+    labels = dict(LABELS)
+    if vz.facts(story).window:  # before the window opens, the proposal gives the day it opens
+        labels["visa_requirement_found"] = (*labels["visa_requirement_found"], "window")
+    by_label = {name: tuple(rules[k] for k in keys) for name, keys in labels.items() if name in present}
     b.checks.attach_rules(by_label, request_only=REQUEST_ONLY, table="visa_trip.rules.LABELS")
