@@ -21,7 +21,7 @@ from vibelife_env.world import World
 
 ENV = "VibeLife-travel-visa-trip-v0"
 
-F = FamilyHarness(ENV)
+F = FamilyHarness(ENV, level="guided")  # these tests are about the guided instance
 _family, _seed, _oracle, _run, _failed = F.family, F.seed, F.oracle, F.run, failed_checks
 
 
@@ -32,7 +32,7 @@ def _module() -> Any:
 @pytest.mark.parametrize("k", range(4))
 def test_the_workspace_states_every_rule_and_the_catalogue_plants_the_trap(k):
     fam = _family()
-    task = fam.instance("test", k)
+    task = fam.instance("test", k, "guided")
     story = task.oracle[0].story
     v = vz.facts(story)
     user, agents = task.workspace_files["USER.md"], task.workspace_files["AGENTS.md"]
@@ -45,7 +45,7 @@ def test_the_workspace_states_every_rule_and_the_catalogue_plants_the_trap(k):
 
 def test_a_slow_visa_service_is_never_granted_and_a_fast_one_is():
     seed = _seed("visa:priority_needed")
-    task = _family().instance("train", seed)
+    task = _family().instance("train", seed, "guided")
     story = task.oracle[0].story
     v = vz.facts(story)
     slow = next(p for p in v.products if p.days > (v.decide_by - story.extras["apply_at"].date()).days)
@@ -141,8 +141,8 @@ def test_the_bank_issues_a_fresh_statement_only_when_asked():
 
 def test_a_chinese_persona_writes_in_chinese_and_the_oracle_still_scores_full():
     fam = _family()
-    seed = next(s for s in range(60) if fam.profile("train", s).language == "zh")
-    task = fam.instance("train", seed)
+    seed = next(s for s in range(60) if fam.profile("train", s, "guided").language == "zh")
+    task = fam.instance("train", seed, "guided")
     kickoff = next(e for e in task.events if e.id == "kickoff")
     assert has_cjk(kickoff.body)
     assert _run(seed, task.oracle[0]).score == pytest.approx(100.0)
@@ -150,5 +150,5 @@ def test_a_chinese_persona_writes_in_chinese_and_the_oracle_still_scores_full():
 
 def test_the_decision_day_is_stated_four_days_before_departure():
     for k in range(4):
-        story = _family().instance("test", k).oracle[0].story
+        story = _family().instance("test", k, "guided").oracle[0].story
         assert vz.facts(story).decide_by == story.depart_day - timedelta(days=4)
