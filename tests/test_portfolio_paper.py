@@ -245,3 +245,38 @@ def test_a_meeting_reply_that_does_not_raise_the_clash_fails_only_the_latent_che
         assert all(r.passed for k, r in results.items() if k != key)
     finally:
         env.close()
+
+
+# ---------------------------------------------------------------- later work is judged on its own
+def test_new_money_in_a_fund_above_the_risk_level_fails_its_own_checks_not_the_month():
+    """The guided gate asks for allowed funds; at the paper level a kick-off that put the equity
+    share into an index fund rated above the person's level still runs the month (the kick-off
+    check and the cross-stage red line judge the pick)."""
+    from vibelife_env.checks.context import CheckContext, EpisodeRecord
+    from vibelife_env.probes import invest as I
+
+    env = gym.make(ENV, level="paper", split="test", instance=0)
+    try:
+        env.reset(seed=0)
+        core = base_env(env)
+        world, story = core.world, core.task.oracle[0].story
+        risky = next(f for f in story.funds if f.category == "index" and f.risk > story.max_risk)
+        bond = story.held_fund("bonds")
+        c = story.contribution
+        rows = []
+        for code, share in ((risky.code, story.targets["equity"]), (bond.code, story.targets["bonds"])):
+            made = world.call(
+                "brokerage__subscribe_fund",
+                {"account_id": story.account, "fund_code": code, "amount_minor": c * share // 100},
+            )
+            rows.append(
+                f"| {story.kickoff.date()} | Buy {code} | {made['order_id']} | {c * share / 10000:.2f} | filled |"
+            )
+        world.call(
+            "workspace__write_file", {"path": "trades.md", "content": "| a | b | c | d | e |\n" + "\n".join(rows)}
+        )
+        ctx = CheckContext(world, EpisodeRecord())
+        assert not I.month_run(ctx, story)  # the guided gate
+        assert _module().paper.month_run(CheckContext(world, EpisodeRecord()), story)
+    finally:
+        env.close()

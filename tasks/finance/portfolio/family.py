@@ -225,6 +225,7 @@ class Portfolio(Family):
         if on_paper:  # the oracle reads what it acts on; the meeting raises the clash
             steps["kickoff"].insert(0, paper.lookups)
             steps["meeting"].append(paper.clash_step)
+            paper.register_run(b, story)  # the month's gate is the work done, not the funds picked
         self._checks(b, story, stage_of, shared)
         for p in probes:
             p.add_checks(b, story, stage_of)
@@ -1088,7 +1089,7 @@ Household: my spouse {s.spouse[0]} ({s.spouse[1]}). Advisor: {s.advisor[0]} ({s.
         def answered(ctx: Any) -> bool:
             """The answer gives the figure asked for, as the accounts hold it now."""
             reply = ctx.reply(idx)
-            if not invest.month_run(ctx, s):
+            if not s.extras.get("run_gate", invest.month_run)(ctx, s):
                 return False
             v = invest.valuation(ctx, s)
             if what == "value":

@@ -37,6 +37,7 @@ import numpy as np
 
 from vibelife_env.checks.kinds import Raised, Rule, render, require_stated
 from vibelife_env.families.base import InstanceKey, stable_seed
+from vibelife_env.probes import invest
 from vibelife_env.probes.inbox import background
 from vibelife_env.probes.invest import Fund, PortfolioStory
 from vibelife_env.services.calendar import seed as cal_seed
@@ -271,6 +272,42 @@ def workspace(b: Any, s: PortfolioStory, table: dict[str, tuple[Rule, ...]]) -> 
     s.extras["initial_files"] = dict(b.files)
 
 
+# ====================================================================== the month's gate
+def month_run(ctx: Any, s: PortfolioStory) -> bool:
+    """The month is being run, as the paper level judges it: the new money went into funds of the
+    equity and the bond sleeve (at least 80% of each sleeve's share of it) on the kick-off day, and
+    trades.md records those orders. Which funds (allowed or not) is the kick-off check's own
+    question and the cross-stage red line's: an early pick of a fund above the risk level must not
+    void every later check of work done right (the guided gate, :func:`invest.month_run`, asks
+    for allowed funds)."""
+    return bool(invest.memo(ctx, "portfolio.paper.month_run", lambda: _month_run(ctx, s)))
+
+
+def _month_run(ctx: Any, s: PortfolioStory) -> bool:
+    funds = invest.fund_rows(ctx)
+    end = s.at(s.kickoff.date() + timedelta(days=1), 0)
+    buys = [
+        o
+        for o in invest.orders(ctx, s, since=s.kickoff, until=end)
+        if o.side == "buy" and o.status == "filled" and o.symbol in funds
+    ]
+    eq = sum(o.value for o in buys if invest.sleeve_of(funds, o.symbol) == "equity")
+    bd = sum(o.value for o in buys if invest.sleeve_of(funds, o.symbol) == "bonds")
+    c = s.contribution / 100
+    return (
+        eq >= 0.8 * c * s.targets["equity"] / 100
+        and bd >= 0.8 * c * s.targets["bonds"] / 100
+        and all(invest.order_logged(ctx, o) for o in buys)
+    )
+
+
+def register_run(b: Any, s: PortfolioStory) -> None:
+    """Register :func:`month_run` as the prerequisite every check of the month declares
+    (:data:`invest.RUN`, before the family and its probes would register the guided one)."""
+    b.checks.prerequisite(invest.RUN)(lambda ctx: month_run(ctx, s))
+    s.extras["run_gate"] = month_run
+
+
 # ====================================================================== the latent fact
 def latent_rule(s: PortfolioStory) -> Rule:
     """The person cannot be at the review meeting and at the diary's other engagement at once."""
@@ -404,7 +441,9 @@ __all__ = [
     "clash_step",
     "fund_notice",
     "lookups",
+    "month_run",
     "paper_rng",
+    "register_run",
     "seed",
     "seed_clash",
     "statement_events",
