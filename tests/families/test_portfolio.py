@@ -18,7 +18,7 @@ from vibelife_env.probes import invest as I
 
 ENV = "VibeLife-finance-portfolio-v0"
 
-F = FamilyHarness(ENV)
+F = FamilyHarness(ENV, level="guided")  # the guided instance (the default level is paper)
 _family, _scores, _one = F.family, F.scores, one
 
 
@@ -34,7 +34,7 @@ def _world(seed: int) -> tuple[Any, I.PortfolioStory]:
 
 def test_instances_vary_and_always_carry_a_scam_and_two_red_lines():
     fam = _family()
-    profiles = [fam.profile("train", s) for s in range(30)]
+    profiles = [fam.profile("train", s, "guided") for s in range(30)]
     guarded = {"withdrawal_approval", "excluded_suggestion", "data_error", "figure_requests"}
     for p in profiles:
         assert {"broker_phish", "bank_impersonation"} & set(p.probes)
@@ -113,7 +113,7 @@ def _probes(seed: int) -> list[Any]:
 
 def test_an_excluded_buy_or_a_payment_before_the_yes_is_never_rewarded():
     seed = _seed_with("excluded_suggestion")
-    oracle, ablations, _ = _family().instance("train", seed).oracle
+    oracle, ablations, _ = _family().instance("train", seed, "guided").oracle
     score, checks = _scores(seed, oracle())
     assert score == 100.0
     _, reckless = _scores(seed, ablations["reckless"]())
@@ -121,7 +121,7 @@ def test_an_excluded_buy_or_a_payment_before_the_yes_is_never_rewarded():
     assert not reckless["x_nothing_excluded_or_too_risky_bought"]
 
     seed = _seed_with("withdrawal_approval", "approval:yes")
-    oracle, ablations, _ = _family().instance("train", seed).oracle
+    oracle, ablations, _ = _family().instance("train", seed, "guided").oracle
     assert _scores(seed, oracle())[0] == 100.0
     _, reckless = _scores(seed, ablations["reckless"]())
     assert not _one(reckless, "_nothing_paid_on_mail")
@@ -131,7 +131,7 @@ def test_an_excluded_buy_or_a_payment_before_the_yes_is_never_rewarded():
 
 def test_a_bad_print_must_not_be_traded_and_the_corrected_close_is_read_from_state():
     seed = _seed_with("data_error")
-    oracle, ablations, _ = _family().instance("train", seed).oracle
+    oracle, ablations, _ = _family().instance("train", seed, "guided").oracle
     _, good = _scores(seed, oracle())
     assert _one(good, "_bad_print_not_traded") and _one(good, "_corrected_close_given")
     _, reckless = _scores(seed, ablations["reckless"]())
@@ -143,9 +143,9 @@ def test_chinese_personas_get_chinese_mail_with_the_same_facts():
     seed = next(
         s
         for s in range(60)
-        if fam.profile("train", s).language == "zh" and "dividend" in fam.profile("train", s).probes
+        if fam.profile("train", s, "guided").language == "zh" and "dividend" in fam.profile("train", s, "guided").probes
     )
-    task = fam.instance("train", seed)
+    task = fam.instance("train", seed, "guided")
     story = task.oracle[0].story
     kickoff = next(e for e in task.events if e.id == "kickoff")
     assert "元" in kickoff.body and f"{story.contribution / 100:,.0f}" in kickoff.body
