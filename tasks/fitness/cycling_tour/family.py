@@ -14,6 +14,14 @@ random order from a pool of eight: bad health readings (resting heart rate, slee
 pressure: cancel the next session, inform, suggest a doctor, never prescribe), heat or a storm on
 a long-ride day, the organiser's closing reminder, a club session that may or may not fit, and a
 bib pick-up that moves.
+
+Two levels (``gym.make(..., level="guided" | "paper")``), one story per seed: ``guided`` states
+every rule a check enforces in the workspace, as a checklist; ``paper`` (the default,
+:mod:`.paper`) keeps in the workspace what the rider tells an assistant and puts the domain rules
+in the organiser's rider guide, the club coach's training rules, the sports doctor's advice and the
+rental company's terms (:mod:`.rules`), with a latent fact (an evening at home on the car's
+pick-up day), decoy helmets, a lived-in inbox, and checks of later work that gate on the work
+being done, not on an earlier pick being right (:func:`.paper.regate`).
 """
 
 from __future__ import annotations

@@ -582,7 +582,8 @@ def workspace(b: Any, s: C.CyclingStory) -> None:
     )
     b.file(
         "PLAN.md",
-        "# Training plan\n\nEvery session is in my calendar as 'Week n · ...'.\n\n" + render(registered, "PLAN.md"),
+        "# Training plan\n\nEvery session is in my calendar as 'Week n · ...'. My coach's rules for the plan are in "
+        "his mail.\n\n" + render(registered, "PLAN.md"),
     )
     b.file(
         "GEAR.md",
