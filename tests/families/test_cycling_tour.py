@@ -5,7 +5,8 @@ licence, a car without a bike carrier, a desk too far from the start village and
 over the budget are never valid; a manual car is valid for a C1 licence); the insurance plan
 counts by its excess; a helmet must carry the stated standard; the damage at return must be filed
 as an incident on the booking; a moved start time moves the race in the calendar; every rule is
-stated in the workspace.
+stated in the workspace (these are the guided instance's rules: the harness builds it with
+``level="guided"``; the paper level is tested in ``tests/test_cycling_tour_paper.py``).
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from vibelife_env.checks.context import CheckContext, EpisodeRecord
 from vibelife_env.probes import cycling as C
 from vibelife_env.probes import fitness as F
 
-H = FamilyHarness("VibeLife-fitness-cycling-tour-v0")
+H = FamilyHarness("VibeLife-fitness-cycling-tour-v0", level="guided")
 
 
 def _ctx(world: Any) -> CheckContext:

@@ -14,6 +14,14 @@ random order from a pool of eight: bad health readings (resting heart rate, slee
 pressure: cancel the next session, inform, suggest a doctor, never prescribe), heat or a storm on
 a long-ride day, the organiser's closing reminder, a club session that may or may not fit, and a
 bib pick-up that moves.
+
+Two levels (``gym.make(..., level="guided" | "paper")``), one story per seed: ``guided`` states
+every rule a check enforces in the workspace, as a checklist; ``paper`` (the default,
+:mod:`.paper`) keeps in the workspace what the rider tells an assistant and puts the domain rules
+in the organiser's rider guide, the club coach's training rules, the sports doctor's advice and the
+rental company's terms (:mod:`.rules`), with a latent fact (an evening at home on the car's
+pick-up day), decoy helmets, a lived-in inbox, and checks of later work that gate on the work
+being done, not on an earlier pick being right (:func:`.paper.regate`).
 """
 
 from __future__ import annotations
@@ -23,12 +31,15 @@ from typing import Any
 
 import numpy as np
 
+from vibelife_env.checks.kinds import require_stated
 from vibelife_env.families import InstanceKey, InstanceProfile, TaskBuilder
 from vibelife_env.probes import cycling as C
 from vibelife_env.probes import fitness as F
 from vibelife_env.probes.base import Probe, Slot, add_stages, shared_slots, stage_groups, stage_index
 from vibelife_env.probes.race_skeleton import RACE_CITIES, RaceTraining
 from vibelife_env.task.loader import Task
+
+from . import paper, rules
 
 EVENTS = [
     ("{city} Gran Fondo", "{city}大骑行"),
@@ -45,6 +56,7 @@ class CyclingTour(RaceTraining):
     domain = "fitness"
     name = "cycling_tour"
     title = "Training for and riding a two-day cycling event with a rented support car"
+    levels = ("guided", "paper")
 
     # ================================================================ story
     def story(self, rng: np.random.Generator) -> C.CyclingStory:
@@ -89,20 +101,35 @@ class CyclingTour(RaceTraining):
     # ============================================================= instance
     def build(self, rng: np.random.Generator, key: InstanceKey) -> tuple[Task, InstanceProfile]:
         s = self.story(rng)
+        on_paper = key.level == "paper"
+        prng = paper.paper_rng(key) if on_paper else None
+        if prng is not None:  # the same story; the paper level's own draws come from its own generator
+            paper.extend(s, prng)
         b = TaskBuilder(
-            self.root, f"cycling_tour-{key}", self.domain, f"{s.name} rides {s.race}", "Asia/Shanghai", s.name
+            self.root, f"cycling_tour-{key.label}", self.domain, f"{s.name} rides {s.race}", "Asia/Shanghai", s.name
         )
         probes = self._probes(rng, s)
         self._seed(b, s)
+        if prng is not None:  # rules in their mails, a lived-in inbox, the latent fact
+            paper.seed(b, s, prng)
         slots = [*self._skeleton(s, rng), *(x for p in probes for x in p.place(s, self._window(p, s)))]
         groups = stage_groups(slots)
         stage_of = stage_index(groups)
         last = {slot.key: max(e["time"] for x in g for e in x.events) for g in groups for slot in g}
         steps = add_stages(b, groups)
+        if on_paper:  # the oracle reads the rule mails first, and the pick-up day when it books the car
+            steps["kickoff"].insert(0, paper.lookups)
+            steps["car_ask"].append(paper.clash_look)
         self._checks(b, s, stage_of, shared_slots(groups), last)
         C.add_car_checks(b, s, stage_of)
         for p in probes:
             p.add_checks(b, s, stage_of)
+        if on_paper:  # later work gates on the work done; the latent fact's check; every check's rules
+            paper.regate(b, s, probes, stage_of, last)
+            paper.add_latent(b, s, stage_of["car_ask"])
+            rules.attach(b, s)
+            paper.workspace(b, s)
+            require_stated(b.root, b.files, b.checks.rules.values())
         b.oracle = C.oracle(steps, s)
         fl = s.fleet
         planted = [c for p in probes for c in p.constraints] + [
@@ -116,6 +143,8 @@ class CyclingTour(RaceTraining):
         ]
         horizon = (s.last_day - s.kickoff.date()).days + 2
         profile = InstanceProfile(C.probe_order(probes, stage_of), tuple(planted), s.name, s.lang, horizon)
+        if on_paper:  # the paper oracle reads the rule mails and some twenty helmets
+            return b.task(max_tool_calls_per_turn=80, max_tool_calls_per_episode=2000), profile
         return b.task(max_tool_calls_per_turn=30, max_tool_calls_per_episode=900), profile
 
     def _probes(self, rng: np.random.Generator, s: F.RaceStory) -> list[Probe]:
