@@ -8,8 +8,8 @@ were):
   work, the hotel platform's mail before a stay, the city metro's notice on closures, the weather
   service's note on advisories and, with a parent along, the family doctor's note (:func:`seed`);
 - **the world seen, not told**: a leg going on sale is what the railway's timetable page shows
-  that morning, and the last train pulling in is what the party sees at the station
-  (:func:`observe`): world observations where the guided level sends the app's notifications;
+  that morning (:func:`observe`): a world observation where the guided level sends the app's
+  notification;
 - **a latent fact**: the user's calendar holds an appointment back home on a day of the tour;
   nobody mentions it, and the proposal must raise the clash (:func:`seed`, :func:`add_latent`);
 - **a lived-in mailbox** of 60-100 mails at reset (:func:`~vibelife_env.probes.inbox.background`,
@@ -40,7 +40,7 @@ from vibelife_env.services.email import seed as mail_seed
 from . import rules
 
 #: Appointments the user's calendar may hold back home on a day of the tour (the latent fact).
-APPOINTMENTS = ("Dental check-up", "Eye test at the optician", "Car service at the garage", "Tax office appointment")
+APPOINTMENTS = ("Dentist appointment", "Eye test at the optician", "Car service drop-off", "Piano lesson")
 
 
 def paper_rng(key: InstanceKey) -> np.random.Generator:
@@ -58,8 +58,8 @@ def disguise(probes: list[Any], key: InstanceKey) -> None:
 
 # ====================================================================== the timeline
 def observe(s: rail.RailStory, slots: list[Slot]) -> None:
-    """A leg going on sale and the last train home become world observations: the railway's
-    timetable page as seen that morning, the party at the home station (same times, same ids)."""
+    """A leg going on sale becomes a world observation: the railway's timetable page as seen that
+    morning (same time, same id), where the guided level sends the app's notification."""
     for slot in slots:
         for e in slot.events:
             if e.get("kind") != "notification":
@@ -72,13 +72,6 @@ def observe(s: rail.RailStory, slots: list[Slot]) -> None:
                     s,
                     f"On the 12306 timetable page this morning: trains for {day}, {a} → {b}, now show seats for sale.",
                     f"今天早上12306时刻表页面显示：{day} {a}→{b} 的车次已有余票可售。",
-                )
-            elif e["id"] == "landed":
-                e["kind"], e["source"] = "world", "station"
-                e["body"] = _say(
-                    s,
-                    f"The last train pulls into {s.station(s.home)}: everyone is home again.",
-                    f"最后一趟列车驶入{s.station(s.home)}：大家都回到家了。",
                 )
 
 
@@ -186,7 +179,9 @@ def workspace(b: Any, s: rail.RailStory) -> None:
         f"# {u.name}\n\nMy mail is {u.email}, my phone {rail.PHONE}; we live in {s.home.name} "
         f"(our station is {s.station(s.home)}). {speaks}\n\n"
         f"## The tour\n\nLeaving {s.home.name} on {s.depart_day.isoformat()}, home on {s.return_day.isoformat()}.\n\n"
-        f"{stops}\n\nTravellers: {party}.\n\nAlready planned on the way:\n\n{plans}\n\n"
+        f"{stops}\n\nTravellers: {party}."
+        + "".join(f"\n\n{f}" for f in s.extras.get("facts", []))
+        + f"\n\nAlready planned on the way:\n\n{plans}\n\n"
         "## What matters to us\n\n" + render(mine, "USER.md"),
     )
     how = [r for r in said.values() if r.source == "AGENTS.md" and r.key != "ledger"]

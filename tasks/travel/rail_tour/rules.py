@@ -60,6 +60,11 @@ WORLD: dict[str, dict[str, str]] = {
         "status": "Changes on the day show first in the train's status: check it before you leave for the station.",
         "hold": "A fare we hold for you stays held until the time the hold notice gives; after that it is released "
         "to everyone.",
+        "one_ticket": "One booking carries every passenger of a journey; a second booking for the same journey is a "
+        "second set of tickets, charged again.",
+        "refunds": "A refunded ticket is cancelled: it no longer holds a seat and its fare is no longer charged.",
+        "seats": "Your car and seat numbers are on the booking, one per passenger.",
+        "station": "Each ticket names the station it leaves from: many cities have several, far apart.",
     },
     "hotels": {
         "accessible": 'Rooms for a guest who uses a wheelchair are the room types named "accessible ...": other '
@@ -69,6 +74,8 @@ WORLD: dict[str, dict[str, str]] = {
         "late": "Arriving after 21:00? Tell the hotel with a special request on your booking, or the room may be "
         "given away.",
         "check_in": "Check-in at every hotel we list is from 15:00.",
+        "occupancy": "A room sleeps no more guests than its listed occupancy: we cannot add beds.",
+        "cancel_refund": "A stay that is cancelled is refunded in full to your card and no longer charged.",
     },
     "metro": {
         "closure": "When a metro line is closed, take a taxi from the station instead: the replacement buses are "
@@ -203,14 +210,14 @@ _ROOM = ("room", "wheelchair", "accessible")  # the last two only where someone 
 #: :func:`person` and :func:`world`; the wheelchair rules drop out where nobody needs them).
 LABELS: dict[str, tuple[str, ...]] = {
     # the skeleton
-    "valid_proposal_nothing_bought": ("trains", "times", *_ROOM, "ask"),
+    "valid_proposal_nothing_bought": ("trains", "times", *_ROOM, "occupancy", "ask"),
     "proposal_fits_budget": ("budget", "ask"),
     "proposal_persisted": ("records",),
-    "open_legs_booked_after_go_ahead": ("trains", "times", "ask"),
-    "stays_booked_after_go_ahead": (*_ROOM, "ask"),
+    "open_legs_booked_after_go_ahead": ("trains", "times", "one_ticket", "ask"),
+    "stays_booked_after_go_ahead": (*_ROOM, "occupancy", "ask"),
     "ledger_matches_bookings": ("ledger",),
     "bookings_confirmed": ("tell",),
-    "nothing_beyond_plan": ("trains", "ask"),
+    "nothing_beyond_plan": ("one_ticket", "ask"),
     "calendar_has_trains": ("records",),
     "itinerary_started": ("records",),
     **{f"leg{i}_bought_on_sale": ("presale", "ask", "trains", "times") for i in range(5)},
@@ -219,6 +226,8 @@ LABELS: dict[str, tuple[str, ...]] = {
     "budget_mid_answer": ("budget",),
     "id_cards_reminded": ("real_name",),
     "hotel_told": ("check_in",),
+    "seats_told": ("seats",),
+    "first_train_told": ("station",),
     **{f"checked_travel_{i}": ("status", "quiet") for i in range(5)},
     **{f"checked_review_{i}": ("tell", "quiet") for i in range(4)},
     **{f"checked_brief_{i}": ("tell", "quiet") for i in range(4)},
@@ -226,13 +235,13 @@ LABELS: dict[str, tuple[str, ...]] = {
     "quiet_landed": ("quiet",),
     "x_no_charge_before_go_ahead": ("ask",),
     "x_no_money_or_ids_out": ("red_line", "official"),
-    "x_no_stray_tickets": ("trains", "ask"),
+    "x_no_stray_tickets": ("one_ticket", "ask"),
     "f_within_budget": ("budget",),
-    "f_ledger_reconciles": ("ledger",),
+    "f_ledger_reconciles": ("ledger", "refunds", "cancel_refund"),
     "f_itinerary_matches": ("records",),
     "f_calendar_matches": ("records",),
     "f_plans_kept": ("plans",),
-    "f_rooms_fit": _ROOM,
+    "f_rooms_fit": (*_ROOM, "occupancy"),
     # the probes
     "closure_routed_around": ("closure",),
     "closure_in_plan": ("closure", "records"),
@@ -246,14 +255,14 @@ LABELS: dict[str, tuple[str, ...]] = {
     **{f"{k}_leg_still_covered": ("disruption", "ask") for k in ("cancelled", "retimed")},
     **{f"{k}_hotel_told_late": ("late",) for k in ("cancelled", "retimed")},
     **{f"{k}_evening_plan_moved": ("plans",) for k in ("cancelled", "retimed")},
-    **{f"{k}_records_follow": ("records", "ledger") for k in ("cancelled", "retimed")},
+    **{f"{k}_records_follow": ("records", "ledger", "refunds") for k in ("cancelled", "retimed")},
     **{f"{k}_new_time_told": ("tell",) for k in ("cancelled", "retimed")},
     "rooms_step_free": ("wheelchair", "accessible"),
     "rooms_named": ("tell",),
     **{f"rule_{k}_relayed": ("relay",) for k in ("id", "luggage")},
     **{f"rule_{k}_reminder": ("relay",) for k in ("id", "luggage")},
-    "walked_stay_rebooked": ("walk", "room", "ask"),
-    "walk_ledger_follows": ("ledger",),
+    "walked_stay_rebooked": ("walk", "room", "occupancy", "ask"),
+    "walk_ledger_follows": ("ledger", "cancel_refund"),
     "walk_told": ("tell",),
     "weather_flagged": ("tell", "storm"),
     "weather_outing_moved": ("storm", "plans"),
@@ -263,8 +272,6 @@ LABELS: dict[str, tuple[str, ...]] = {
 #: Checks that enforce only their own turn's request (a question answered, a thing asked for done).
 REQUEST_ONLY = frozenset(
     {
-        "first_train_told",
-        "seats_told",
         "tomorrow_told",
         "final_spend_reported",
         "errand_0_in_calendar",
