@@ -15,7 +15,8 @@ were):
 - **a lived-in mailbox** of 60-100 mails at reset (:func:`~vibelife_env.probes.inbox.background`,
   with near-namesakes of the railway, the hotel platform and the metro);
 - **a workspace a person writes** (:func:`workspace`): no ids, field or tool names, no trigger lists;
-- **the scam labels nothing**: the fake refund's Message-ID is a bulk mailer's number.
+- **no Message-ID labels its mail**: the probes' mails (the fake refund, the fare hold, the
+  hotel's cancellation, the certificate) carry a bulk mailer's number (:func:`disguise`).
 
 The oracle reads what it acts on: every rule mail and the tour's days in the calendar before it
 proposes (:func:`propose_step`).
@@ -50,10 +51,11 @@ def paper_rng(key: InstanceKey) -> np.random.Generator:
 
 # ====================================================================== the probes
 def disguise(probes: list[Any], key: InstanceKey) -> None:
-    """The fake refund's Message-ID becomes a bulk mailer's number (the guided one names its kind)."""
+    """Every probe mail's Message-ID becomes a bulk mailer's number (the guided ones name what the
+    mail is: the fake refund's kind, the fare hold, the hotel's overbooking, the certificate)."""
     for p in probes:
-        if isinstance(p, rail.FakeRefund):
-            p.message_id = bulk_message_id(f"rail_tour|{key}|{p.key}")
+        if isinstance(getattr(p, "message_id", None), str):
+            p.message_id = bulk_message_id(f"rail_tour|{key}|{p.name}")
 
 
 # ====================================================================== the timeline

@@ -146,7 +146,7 @@ def person(s: rail.RailStory) -> dict[str, Rule]:
             "Keep our records: every train in my calendar as one event at its departure time with the train "
             "number; itinerary.md with one heading per day of the tour (like "
             f"## {s.depart_day.isoformat()}), naming the train and its time on travel days and the hotel of every "
-            "night; anything else worth keeping (the proposal, a Plan B, how we get somewhere) written down in "
+            "night; anything else worth keeping (the proposal, a change of plan, how we get somewhere) written down in "
             "Notion or a file here.",
         ),
         Rule("ledger", LEDGER),
