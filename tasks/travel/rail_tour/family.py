@@ -11,8 +11,16 @@ in several turns. Four to seven probes are drawn from the rail library in random
 a fake railway refund mail, then three to six of a disrupted train, a fare hold, a metro closure
 on an arrival day, a luggage or ID rule change, a hotel that cancels, a weather escalation, the
 wheelchair question, a late insurance certificate and a parent's health reading. Every role is
-resolved from what the agent booked; every rule a check enforces is written in the instance's
-USER.md or AGENTS.md.
+resolved from what the agent booked.
+
+Two levels (``gym.make(..., level="guided" | "paper")``), one story per seed: ``guided`` states
+every rule a check enforces in the instance's USER.md or AGENTS.md, as a checklist; ``paper``
+(the default, :mod:`.paper`) renders the same story the way a traveller lives it: the workspace
+keeps what the person tells their assistant, the domain rules live in the world (the railway's,
+the hotel platform's, the metro's, the weather service's and the doctor's mails), a leg going on
+sale is seen on the timetable page, the calendar holds an appointment back home during the tour
+(the latent fact), the mailbox is lived in, and every check records its rules and where they
+live (:mod:`.rules`).
 """
 
 from __future__ import annotations

@@ -50,8 +50,8 @@ def mail_id(key: str, s: rail.RailStory) -> str:
 WORLD: dict[str, dict[str, str]] = {
     "railway": {
         "presale": "Tickets go on sale 15 days before the day of travel, at 08:00; until then a train shows no seats.",
-        "real_name": "Tickets are real-name: each traveller must carry the ID card the ticket was bought with, "
-        "checked at the gate.",
+        "real_name": "Tickets are real-name: on the day, each traveller must bring the ID card the ticket was bought "
+        "with, checked at the gate, so remind everyone before you set off.",
         "official": "12306 mails only from @12306.example. Refunds go back to the card you paid with by "
         "themselves: we never ask for a fee, card details or an ID number by mail, and a mail that does is not "
         "from us.",
