@@ -92,8 +92,8 @@ def seed(b: Any, s: rail.RailStory, rng: np.random.Generator) -> None:
         keys.append("doctor")
     for n, key in enumerate(keys):
         sender, subject, subject_zh = rules.SENDERS[key]
-        said = "\n".join(f"- {v}" for v in rules.WORLD[key].values())
-        body = f"{_opening(key, s)}\n\n{said}\n\n{_closing(key)}"
+        said = "\n".join(f"- {v}" for v in rules.world_texts(s)[key].values())
+        body = f"{_opening(key, s)}\n\n{said}\n\n{_closing(key, s)}"
         at = k - timedelta(days=int(rng.integers(4, 40)), hours=int(rng.integers(0, 10)), minutes=7 * n)
         mails.append(
             mail_seed.message(
@@ -127,6 +127,14 @@ def seed(b: Any, s: rail.RailStory, rng: np.random.Generator) -> None:
 
 
 def _opening(key: str, s: rail.RailStory) -> str:
+    if s.lang == "zh":
+        return {
+            "railway": f"{s.user.name}您好，感谢您乘坐中国铁路12306。下次出行前请了解以下几点：",
+            "hotels": f"{s.user.given}您好，您通过Staywell预订的住宿快到了。出发前请留意：",
+            "metro": "本季全网继续施工，请提前规划：",
+            "weather": "您关注了出行目的地的天气预警。预警说明如下：",
+            "doctor": f"{s.user.given}您好，出行前我们谈过，给家人留个便条：",
+        }[key]
     return {
         "railway": f"Dear {s.user.name}, thank you for travelling with China Railway 12306. A few things to know "
         "before your next journey:",
@@ -137,7 +145,15 @@ def _opening(key: str, s: rail.RailStory) -> str:
     }[key]
 
 
-def _closing(key: str) -> str:
+def _closing(key: str, s: rail.RailStory) -> str:
+    if s.lang == "zh":
+        return {
+            "railway": "您的积分：2,380。祝您旅途愉快！",
+            "hotels": "期待您的光临。Staywell团队",
+            "metro": "感谢您乘坐城市地铁。",
+            "weather": "注意安全。气象服务",
+            "doctor": "祝旅途顺利，周医生",
+        }[key]
     return {
         "railway": "Your travel points: 2,380. Have a good journey!",
         "hotels": "We look forward to hosting you. The Staywell team",

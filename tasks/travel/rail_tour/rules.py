@@ -92,6 +92,47 @@ WORLD: dict[str, dict[str, str]] = {
     },
 }
 
+#: The same rules as the Chinese-speaking persona's mail gives them.
+WORLD_ZH: dict[str, dict[str, str]] = {
+    "railway": {
+        "presale": "车票在乘车日前15天的08:00开售；开售前车次显示无座。",
+        "real_name": "车票实行实名制：乘车当天，每位旅客须携带购票时使用的身份证，进站时查验，请在出发前提醒同行的每个人。",
+        "official": "12306只从@12306.example发送邮件。退款会自动退回您付款的银行卡：我们从不通过邮件索要手续费、银行卡信息或身份证号，"
+        "这样的邮件不是我们发的。",
+        "disruption": "如您的车次停运或调整时刻，请改签当天仍运行的车次并退掉原车票：原票款全额退还。每位旅客每段行程只保留一张车票。",
+        "status": "当天的变动会最先显示在车次状态里：去车站前请先查看。",
+        "hold": "我们为您保留的票价保留到保留通知所写的时间；此后将对所有人放开。",
+        "one_ticket": "一个订单可以包含同一段行程的所有乘客；同一段行程再下一单就是另一套车票，会再次扣款。",
+        "refunds": "已退的车票即作废：不再占座，票款也不再计费。",
+        "seats": "车厢号和座位号都在订单里，每位乘客一个。",
+        "station": "每张车票都写明出发车站：很多城市有好几个车站，相距很远。",
+    },
+    "hotels": {
+        "accessible": '供轮椅使用者入住的是名为"accessible ..."的房型：其他房型可能有台阶。',
+        "walk": "如酒店无法履行预订（超售、停业），我们会取消该预订并全额退款；请立即为这几晚另订酒店，空出的房间很快会被订走。",
+        "late": "21:00以后才到？请在预订上给酒店留言（特殊要求），否则房间可能会被转给他人。",
+        "check_in": "我们平台上的所有酒店都是15:00起办理入住。",
+        "occupancy": "房间入住人数不能超过标注的最多人数：不能加床。",
+        "cancel_refund": "已取消的住宿会全额退回您的银行卡，不再计费。",
+    },
+    "metro": {
+        "closure": "地铁线路停运时，请从车站打车：接驳公交拥挤，也没有无障碍设施。",
+    },
+    "weather": {
+        "storm": "暴雨预警起初置信度较低，之后可能升级。户外出游请在预警变得可能时就做好安排：写下备选方案（留在室内），"
+        "并把出游改到同一地点的另一个整天。",
+    },
+    "doctor": {
+        "doctor": "如果读数偏低，请告诉家人，并从地图上找到最近的诊所或药店；千万不要自行改变或决定剂量：那得由我来定。",
+    },
+}
+
+
+def world_texts(s: rail.RailStory) -> dict[str, dict[str, str]]:
+    """The rule sentences of every rule mail, in the persona's language."""
+    return WORLD_ZH if s.lang == "zh" else WORLD
+
+
 LEDGER = """## The money
 
 ledger.md is the only record of what this tour costs (there is no budget service: you keep the total). One row
@@ -186,7 +227,7 @@ def person(s: rail.RailStory) -> dict[str, Rule]:
 def world(s: rail.RailStory) -> dict[str, Rule]:
     """The domain rules (key -> rule), each with the mail that states it."""
     out: dict[str, Rule] = {}
-    for mail, said in WORLD.items():
+    for mail, said in world_texts(s).items():
         for k, v in said.items():
             out[k] = Rule(k, v, f"email:{mail_id(mail, s)}")
     out["quiet"] = QUIET_RULE
