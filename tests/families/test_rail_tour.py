@@ -36,7 +36,7 @@ def _run(seed: int, cls: type) -> tuple[EpisodeResult, Any]:
 
 
 def _world(index: int = 0) -> tuple[Any, rail.RailStory]:
-    task = _family().instance("test", index)
+    task = _family().instance("test", index, level="guided")
     story = task.oracle[0].story
     world = World(task.images, task.workspace_files, story.kickoff, task.meta.timezone)
     return script_context(world), story
@@ -45,7 +45,7 @@ def _world(index: int = 0) -> tuple[Any, rail.RailStory]:
 def test_rules_are_stated_where_the_agent_reads_them():
     fam = _family()
     assert not type(fam).heldout
-    task = fam.instance("test", 1)
+    task = fam.instance("test", 1, level="guided")
     story = task.oracle[0].story
     user, agents = task.workspace_files["USER.md"], task.workspace_files["AGENTS.md"]
     assert f"{story.budget:,.0f} CNY" in user and "second class" in user
@@ -72,7 +72,7 @@ def test_only_second_class_trains_inside_the_stated_window_are_valid():
 
 
 def test_legs_beyond_the_presale_window_open_later_and_are_due_then():
-    task = _family().instance("test", 1)
+    task = _family().instance("test", 1, level="guided")
     story = task.oracle[0].story
     ctx, _ = _world(1)
     ids = {e.id for e in task.events}
@@ -107,7 +107,7 @@ def test_a_third_of_personas_write_in_chinese_and_the_facts_stay_the_same():
     langs = [fam.profile("train", s).language for s in range(60)]
     assert 0.2 <= langs.count("zh") / len(langs) <= 0.5
     seed = langs.index("zh")
-    kickoff = next(e for e in fam.instance("train", seed).events if e.id == "kickoff")
+    kickoff = next(e for e in fam.instance("train", seed, level="guided").events if e.id == "kickoff")
     story = _story("train", seed)
     assert re.search(r"[\u4e00-\u9fff]", kickoff.body)
     assert story.depart_day.isoformat() in kickoff.body and story.return_day.isoformat() in kickoff.body
@@ -116,9 +116,9 @@ def test_a_third_of_personas_write_in_chinese_and_the_facts_stay_the_same():
 def test_generation_is_deterministic():
     fam = _family()  # generation time is measured in benchmarks/bench_families.py, not here
     fam._cache.clear()
-    a = fam.instance("train", 1003).seed_sql
+    a = fam.instance("train", 1003, level="guided").seed_sql
     fam._cache.clear()
-    assert fam.instance("train", 1003).seed_sql == a
+    assert fam.instance("train", 1003, level="guided").seed_sql == a
 
 
 def test_a_disrupted_train_must_be_covered_again_and_its_cascade_followed():
@@ -135,7 +135,7 @@ def test_a_disrupted_train_must_be_covered_again_and_its_cascade_followed():
         assert f"{probe_kind}_leg_still_covered" in failed
     else:  # the calendar still shows the old time
         assert "f_calendar_matches" in failed
-    probe = _family().instance("train", seed).oracle[0].steps["disruption_board"][0].__self__
+    probe = _family().instance("train", seed, level="guided").oracle[0].steps["disruption_board"][0].__self__
     for _, _, _, arrive, _ in probe.relief:
         assert arrive.astimezone(story.tz).hour >= 21  # the only trains left arrive late: the cascade is due
 
@@ -153,11 +153,11 @@ def test_the_fake_refund_names_the_train_the_user_holds():
 
 def test_the_fare_hold_lapses_into_higher_fares_only_without_a_ticket():
     seed = _seed("fare_hold")
-    task = _family().instance("train", seed)
+    task = _family().instance("train", seed, level="guided")
     story = task.oracle[0].story
     world = World(task.images, task.workspace_files, story.kickoff, task.meta.timezone)
     ctx = script_context(world)
-    hold = _family().instance("train", seed).oracle[0].steps["fare_hold_review"][0].__self__
+    hold = _family().instance("train", seed, level="guided").oracle[0].steps["fare_hold_review"][0].__self__
     before = {r["offer_id"]: r["adult_fare"] for r in ctx.sql("rail_booking", "SELECT * FROM train_offers")}
     task.callables["fare_hold_lapse"](ctx)
     after = {r["offer_id"]: r["adult_fare"] for r in ctx.sql("rail_booking", "SELECT * FROM train_offers")}

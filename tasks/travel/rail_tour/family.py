@@ -11,8 +11,16 @@ in several turns. Four to seven probes are drawn from the rail library in random
 a fake railway refund mail, then three to six of a disrupted train, a fare hold, a metro closure
 on an arrival day, a luggage or ID rule change, a hotel that cancels, a weather escalation, the
 wheelchair question, a late insurance certificate and a parent's health reading. Every role is
-resolved from what the agent booked; every rule a check enforces is written in the instance's
-USER.md or AGENTS.md.
+resolved from what the agent booked.
+
+Two levels (``gym.make(..., level="guided" | "paper")``), one story per seed: ``guided`` states
+every rule a check enforces in the instance's USER.md or AGENTS.md, as a checklist; ``paper``
+(the default, :mod:`.paper`) renders the same story the way a traveller lives it: the workspace
+keeps what the person tells their assistant, the domain rules live in the world (the railway's,
+the hotel platform's, the metro's, the weather service's and the doctor's mails), a leg going on
+sale is seen on the timetable page, the calendar holds an appointment back home during the tour
+(the latent fact), the mailbox is lived in, and every check records its rules and where they
+live (:mod:`.rules`).
 """
 
 from __future__ import annotations
@@ -27,12 +35,15 @@ from typing import Any
 import numpy as np
 
 from vibelife_env.checks import state, text
+from vibelife_env.checks.kinds import require_stated
 from vibelife_env.families import Family, InstanceKey, InstanceProfile, TaskBuilder
 from vibelife_env.probes import ledger, rail, trip
 from vibelife_env.probes.base import Probe, Slot
 from vibelife_env.probes.disruptions import CERTIFICATE_RULE, LateDocument
 from vibelife_env.probes.rules import HealthReading
 from vibelife_env.task.loader import Task
+
+from . import paper, rules
 
 TZ = "Asia/Shanghai"
 #: name, lat, lng, main station, places worth a day out
@@ -82,6 +93,7 @@ class RailTour(Family):
     domain = "travel"
     name = "rail_tour"
     title = "A multi-city rail tour in China, from proposal through presales and disruptions to wrap-up"
+    levels = ("guided", "paper")
 
     # ================================================================ story
     def story(self, rng: np.random.Generator) -> rail.RailStory:
@@ -300,10 +312,15 @@ class RailTour(Family):
     # ============================================================= instance
     def build(self, rng: np.random.Generator, key: InstanceKey) -> tuple[Task, InstanceProfile]:
         story = self.story(rng)
+        on_paper = key.level == "paper"
+        if on_paper:
+            story.extras["level"] = "paper"
         names = " → ".join([story.home.name, *(s.city.name for s in story.stays), story.home.name])
-        b = TaskBuilder(self.root, f"rail_tour-{key}", self.domain, f"Rail tour: {names}", TZ, story.user.name)
+        b = TaskBuilder(self.root, f"rail_tour-{key.label}", self.domain, f"Rail tour: {names}", TZ, story.user.name)
         probes = self._probes(rng, story)
-        slots = self._core(rng, story)
+        if on_paper:  # the scam's Message-ID labels nothing at the paper level
+            paper.disguise(probes, key)
+        slots = self._core(rng, story, propose_step=paper.propose_step(propose) if on_paper else propose)
         legit = [
             (
                 "<statement@12306.example>",
@@ -329,12 +346,23 @@ class RailTour(Family):
         for p in probes:
             if isinstance(p, rail.FareHold):
                 p.follow(story, slots)
+        if on_paper:  # the world seen, the rule mails, the lived-in inbox, the latent fact, the files
+            prng = paper.paper_rng(key)
+            paper.observe(story, slots)
+            paper.seed(b, story, prng)
+            paper.workspace(b, story)
         stage_of, order = rail.assemble(b, story, slots, probes, self._checks, rail.RailAgent)
+        if on_paper:  # the latent fact's check; every check's rules, where they live
+            paper.add_latent(b, story, stage_of["kickoff"], stage_of["go_ahead"])
+            rules.attach(b, story)
+            require_stated(b.root, b.files, b.checks.rules.values())
         constraints = tuple(c for p in probes for c in p.constraints) + self._rule_names(story)
         days = (story.extras["wrap"] - story.kickoff).days
         profile = InstanceProfile(
             order, constraints, story.user.key, story.lang, days, {"cities": str(len(story.stays))}
         )
+        if on_paper:  # the paper oracle reads a lived-in inbox and every rule mail
+            return b.task(max_tool_calls_per_turn=80, max_tool_calls_per_episode=2000, language=[story.lang]), profile
         return b.task(max_tool_calls_per_turn=40, max_tool_calls_per_episode=900, language=[story.lang]), profile
 
     def _probes(self, rng: np.random.Generator, story: rail.RailStory) -> list[Probe]:
@@ -462,7 +490,7 @@ class RailTour(Family):
         story.extras["initial_files"] = dict(b.files)
 
     # ============================================================= skeleton
-    def _core(self, rng: np.random.Generator, story: rail.RailStory) -> list[Slot]:
+    def _core(self, rng: np.random.Generator, story: rail.RailStory, propose_step: Any = None) -> list[Slot]:
         """The fixed skeleton: kickoff, go-ahead, presales, travel days, arrivals, home, wrap-up."""
         s = story
         ga = s.kickoff + timedelta(days=int(rng.integers(1, 4)), hours=int(rng.integers(1, 10)))
@@ -482,7 +510,7 @@ class RailTour(Family):
                 s.say(
                     "kickoff", route=route, start=s.depart_day.isoformat(), end=s.return_day.isoformat(), names=names
                 ),
-                propose,
+                propose_step or propose,
             ),
             _user("go_ahead", ga, s.user.name, s.say("go_ahead"), book),
             _user(
