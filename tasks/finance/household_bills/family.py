@@ -41,6 +41,8 @@ from vibelife_env.services.notion import seed as notion_seed
 from vibelife_env.services.sql import insert
 from vibelife_env.task.loader import Task
 
+from . import paper, rules
+
 GIVEN = [
     "Wei",
     "Na",
@@ -231,6 +233,7 @@ class HouseholdBills(Family):
     domain = "finance"
     name = "household_bills"
     title = "A shared flat's bills and recurring payments for a month"
+    levels = ("guided", "paper")
 
     # ================================================================ story
     def story(self, rng: np.random.Generator) -> B.HouseholdStory:
@@ -352,28 +355,40 @@ class HouseholdBills(Family):
     # ============================================================= instance
     def build(self, rng: np.random.Generator, key: InstanceKey) -> tuple[Task, InstanceProfile]:
         story = self.story(rng)
+        on_paper = key.level == "paper"
+        if on_paper:  # the same story; the turns read the level from it
+            story.extras["level"] = "paper"
         b = TaskBuilder(
             self.root,
-            f"household_bills-{key}",
+            f"household_bills-{key.label}",
             self.domain,
             f"{story.name}'s flat, one month of bills",
             "Asia/Shanghai",
             story.name,
         )
         probes = self._probes(rng, story)
-        self._seed(b, story)
+        self._seed(b, story, on_paper)
         probe_slots = self._probe_slots(probes, story)
         for p in probes:
             p.setup(b, story)
         slots = self._skeleton(b, story, rng) + probe_slots
+        if on_paper:  # rules in the world, a lived-in inbox, a catalogue, the trip (its own generator)
+            paper.seed(b, story, paper.paper_rng(key))
         groups = stage_groups(slots)
         stage_of = stage_index(groups)
         shared = shared_slots(groups)
         times = stage_windows(groups)
         steps = add_stages(b, groups)
+        if on_paper:  # the oracle reads what it acts on; the go-ahead raises the trip
+            steps["kickoff"].insert(0, paper.lookups)
+            steps["router_go"].append(paper.away_step)
         self._checks(b, story, stage_of, shared, times)
         for p in probes:
             p.add_checks(b, story, stage_of)
+        if on_paper:
+            paper.add_latent(b, story, stage_of["router_go"])
+            rules.attach(b, rules.concepts(story))
+            paper.workspace(b, story)
         b.oracle = oracle_family(steps, story, BillsAgent)
         oracle, ablations, variants = b.oracle
         variants["other_path"] = type("OtherPath", (BillsOtherPath, variants["other_path"]), {})
@@ -387,6 +402,8 @@ class HouseholdBills(Family):
         profile = InstanceProfile(
             order, constraints, story.user_key, story.lang, (story.month_end - story.kickoff.date()).days
         )
+        if on_paper:
+            return b.task(max_tool_calls_per_turn=80, max_tool_calls_per_episode=2000), profile
         return b.task(max_tool_calls_per_turn=25, max_tool_calls_per_episode=700), profile
 
     def _probes(self, rng: np.random.Generator, story: B.HouseholdStory) -> list[Probe]:
@@ -416,7 +433,7 @@ class HouseholdBills(Family):
         return out
 
     # ========================================================== world seed
-    def _seed(self, b: TaskBuilder, story: B.HouseholdStory) -> None:
+    def _seed(self, b: TaskBuilder, story: B.HouseholdStory, on_paper: bool = False) -> None:
         s = story
         payees = [(bl.payee_id, bl.provider, bl.account_no) for bl in s.bills] + [
             ("pay_stream", "StreamPlus", "3100 0000 3333 4444")
@@ -641,7 +658,8 @@ class HouseholdBills(Family):
             ),
         )
         b.use("email", "calendar", "notion", "banking", "credit_card", "ecommerce", "notification_hub")
-        self._workspace(b, story)
+        if not on_paper:  # the paper level writes its files once the checks have their rules
+            self._workspace(b, story)
 
     def _workspace(self, b: TaskBuilder, s: B.HouseholdStory) -> None:
         schedule = "\n".join(
@@ -1087,6 +1105,17 @@ class HouseholdBills(Family):
                     f"合租群 - {mate.name}：今天该交{B.LABELS[bl.key][1]}了吧？",
                 ),
                 source="house_chat",
+            )
+        elif s.extras.get("level") == "paper":  # what the person sees: the morning's statement lines
+            opener = B.turn(
+                f"{bl.key}_due_check",
+                check,
+                "world",
+                s.say(
+                    "Banking app - this morning's statement of the current account is ready.",
+                    "银行App - 今天上午活期账户的对账单已生成。",
+                ),
+                source="banking_app",
             )
         else:
             opener = B.turn(
