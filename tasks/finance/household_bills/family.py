@@ -374,6 +374,7 @@ class HouseholdBills(Family):
         slots = self._skeleton(b, story, rng) + probe_slots
         if on_paper:  # rules in the world, a lived-in inbox, a catalogue, the trip (its own generator)
             paper.seed(b, story, paper.paper_rng(key))
+            slots += paper.observations(story, key)  # what the person sees in the month
         groups = stage_groups(slots)
         stage_of = stage_index(groups)
         shared = shared_slots(groups)

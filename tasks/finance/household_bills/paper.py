@@ -151,7 +151,9 @@ def seed(b: Any, s: B.HouseholdStory, rng: np.random.Generator) -> None:
             k - timedelta(days=52, hours=3),
             sep.join(
                 [
-                    s.say("As agreed when we moved in, so we all have it in writing:", "搬进来时说好的，写下来大家存档："),
+                    s.say(
+                        "As agreed when we moved in, so we all have it in writing:", "搬进来时说好的，写下来大家存档："
+                    ),
                     *(w(key) for key in ("split", "one_off", "leaver", "month_end", "requests")),
                     first.name,
                 ]
@@ -177,7 +179,9 @@ def seed(b: Any, s: B.HouseholdStory, rng: np.random.Generator) -> None:
             "cards@cmb-card.example",
             s.say("CMB: your credit card's key terms", "招商银行：您的信用卡主要条款"),
             k - timedelta(days=44, hours=6),
-            s.say("Your card's statement is due in full by the date it shows.", "信用卡账单请在账单所示日期前全额还款。")
+            s.say(
+                "Your card's statement is due in full by the date it shows.", "信用卡账单请在账单所示日期前全额还款。"
+            )
             + sep
             + w("card_dispute"),
         ),
@@ -419,3 +423,39 @@ def lookups(agent: Any, event_text: str) -> Any:
 
 
 __all__ = ["add_latent", "away_step", "latent_rule", "lookups", "paper_rng", "seed", "workspace"]
+
+
+# ====================================================================== what the person sees
+#: World observations of the month that need nothing (English, Chinese; ``{n}``: a figure).
+SIGHTS = [
+    ("Smart meter app - this week's electricity use: {n} kWh.", "智能电表App - 本周用电量：{n} 度。"),
+    ("Water meter app - water used this month so far: {n} cubic metres.", "水表App - 本月至今用水量：{n} 立方米。"),
+    ("Letterbox - a City Gas leaflet on saving energy this winter.", "信箱 - 一张城市燃气的冬季节能宣传单。"),
+    (
+        "Building notice board - the lift will be inspected next Tuesday morning.",
+        "楼道公告栏 - 下周二上午电梯年检。",
+    ),
+]
+
+
+def observations(s: B.HouseholdStory, key: InstanceKey) -> list[Any]:
+    """Four quiet turns of things the person sees in the month (a meter app, the letterbox, the
+    notice board): nothing to do, a short reply. Their own generator, so every other draw stays."""
+    from vibelife_env.probes.base import Slot
+
+    rng = np.random.default_rng(stable_seed("finance", "household_bills", "paper", "sights", str(key)))
+    picks = rng.permutation(len(SIGHTS)).tolist()
+    out = []
+    for i, (pick, day) in enumerate(zip(picks, (5, 13, 18, 26), strict=True)):
+        en, zh = SIGHTS[pick]
+        n = int(rng.integers(18, 60))
+        at = s.at(s.kickoff.date() + timedelta(days=day + int(rng.integers(0, 2))), 13, 10)
+        body = s.say(en, zh).format(n=n)
+        event = B.turn(f"chat_{3 + i}", at, "world", body, source="household")
+        out.append(Slot(f"chat_{3 + i}", [event], {f"chat_{3 + i}": [_quiet]}))
+    return out
+
+
+def _quiet(agent: Any, event_text: str) -> Any:
+    return []
+    yield
