@@ -302,7 +302,8 @@ def workspace(b: Any, s: B.HouseholdStory) -> None:
         f"# {s.name}\n\nMail: {s.email}. {speaks} I live in {s.city} and share the flat (see HOUSE.md).\n"
         f"We bank with ICBC: my current account and a savings account. My credit card is a CMB card ending "
         f"{s.card_last4}. My customer number at the bank, the card and the online shop (JD Mall) is {s.user_key}; the "
-        "shop has our home address.\n\n## What I want\n\n" + render(registered, "USER.md")
+        "shop has our home address. StreamPlus (streaming) is mine alone, not shared with the flat.\n\n## What I want\n\n"
+        + render(registered, "USER.md")
     )
     house = (
         f"# The flat\n\nFlatmates (we share the utilities):\n{mates}\n\nOther contacts:\n"

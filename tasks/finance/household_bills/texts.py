@@ -121,7 +121,7 @@ PURCHASE = (
     "Purchases for the flat: propose first and buy only after I say yes. The router must be Wi-Fi 6, a router (not an "
     "extender), in stock, and cost at most {cap} CNY with delivery; pay with my credit card."
 )
-SUBS = "StreamPlus is mine alone (not shared). Cancel any subscription that would cost more than {cap} CNY a month; otherwise keep it."
+SUBS = "Cancel any subscription that would cost more than {cap} CNY a month; otherwise keep it."
 FORMER = "Never bill my former flatmate or the landlord."
 ROSTER = "Keep the flat roster up to date: when someone moves in or out, write it down in a note (who and the date)."
 METER = (
