@@ -47,10 +47,9 @@ def test_guided_and_paper_tell_the_same_story_from_the_same_seed(where):
     guided, paper = _task("guided", **where), _task("paper", **where)
     assert guided.meta.user_name == paper.meta.user_name
     at_paper = {e.id: e for e in paper.events}
-    for e in guided.events:  # every guided event, at its time; a morning check is a statement the person sees
+    for e in guided.events:  # every guided event, at its time, as it is
         twin = at_paper[e.id]
-        assert twin.time == e.time, e.id
-        assert twin.kind == e.kind or (e.kind == "cron_fire" and twin.kind == "world"), e.id
+        assert (twin.time, twin.kind) == (e.time, e.kind), e.id
     extra = sorted(set(at_paper) - {e.id for e in guided.events})
     assert extra == ["chat_3", "chat_4", "chat_5", "chat_6"]
     assert all(at_paper[i].kind == "world" for i in extra)
@@ -82,7 +81,7 @@ def test_the_paper_level_sees_more_of_the_world_and_changes_it_silently_less():
         return {k: v / sum(kinds.values()) for k, v in kinds.items()}
 
     guided, paper = shares("guided"), shares("paper")
-    assert paper["world"] > guided["world"] + 0.07 and paper["world"] >= 0.22
+    assert paper["world"] > guided["world"] + 0.07 and paper["world"] >= 0.2
     assert paper["mutation"] < guided["mutation"]
 
 

@@ -1112,17 +1112,6 @@ class HouseholdBills(Family):
                 ),
                 source="house_chat",
             )
-        elif s.extras.get("level") == "paper":  # what the person sees: the morning's statement lines
-            opener = B.turn(
-                f"{bl.key}_due_check",
-                check,
-                "world",
-                s.say(
-                    "Banking app - this morning's statement of the current account is ready.",
-                    "银行App - 今天上午活期账户的对账单已生成。",
-                ),
-                source="banking_app",
-            )
         else:
             opener = B.turn(
                 f"{bl.key}_due_check", check, kind, s.say("Morning money check.", "早间账户检查。"), source="scheduler"
