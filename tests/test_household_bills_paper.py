@@ -263,3 +263,19 @@ def test_the_scam_mail_is_named_by_a_bulk_mailer_not_by_what_it_is():
     paper, guided = landed("paper"), landed("guided")
     assert "<final-notice@" not in paper and "<verify@" not in paper and "@mx.mailout.example>" in paper
     assert "<final-notice@" in guided or "<verify@" in guided
+
+
+@pytest.mark.parametrize("where", TEST, ids=_ids)
+def test_the_routers_decoys_fail_on_their_details_not_on_their_listing(where):
+    """At the paper level every router's listing reads alike; the Wi-Fi 5 model and the extender
+    show what they are in the product's specifications (the guided listing names them)."""
+
+    def listings(level: str) -> list[tuple[str, str]]:
+        db = sqlite3.connect(":memory:")
+        db.deserialize(world_images(_task(level, **where))["ecommerce"])
+        return db.execute("SELECT title, description FROM products WHERE product_id LIKE 'prd_rt_%'").fetchall()
+
+    paper = listings("paper")
+    assert len(paper) == 6
+    assert not any(w in t + d for t, d in paper for w in ("Wi-Fi 5", "Wi-Fi 6", "extender"))
+    assert any("Wi-Fi 5" in t for t, _ in listings("guided"))

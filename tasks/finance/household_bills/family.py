@@ -1572,7 +1572,8 @@ def kickoff(agent: Any, event_text: str):
 def _router_options(agent: Any):
     s = agent.story
     cap = s.extras["routers"]["cap"]
-    found = yield agent.call("ecommerce__search_products", query="Wi-Fi 6", limit=50)
+    query = "Wi-Fi" if s.extras.get("level") == "paper" else "Wi-Fi 6"  # paper: the standard is in the details
+    found = yield agent.call("ecommerce__search_products", query=query, limit=50)
     details = yield agent.calls([("ecommerce__get_product", {"product_id": p["product_id"]}) for p in found])
     options = []
     for d in details:

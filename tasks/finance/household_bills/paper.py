@@ -255,10 +255,22 @@ def seed(b: Any, s: B.HouseholdStory, rng: np.random.Generator) -> None:
          "price_minor": p["base_price_minor"]}
         for p in products
     ]  # fmt: skip
+    # the routers' listings say what a shop's listing says; their standard, type and stock are in the details
+    neutral = [
+        update(
+            "ecommerce",
+            "products",
+            {"product_id": r["product_id"]},
+            title=f"{r['brand']} {r['code']} dual-band Wi-Fi",
+            description=f"Dual band, model {r['code']}. See the specifications for the standard and the device type.",
+        )
+        for r in s.extras["routers"]["items"]
+    ]
     b.seed(
         "ecommerce",
         "\n".join(
             [
+                *neutral,
                 insert("ecommerce", "products", *products),
                 insert("ecommerce", "skus", *skus),
                 insert("ecommerce", "stocks", *({"sku_id": x["sku_id"], "quantity": 12} for x in skus)),
