@@ -20,7 +20,7 @@ from vibelife_env.probes import bills as B
 
 ENV = "VibeLife-finance-household-bills-v0"
 
-F = FamilyHarness(ENV)
+F = FamilyHarness(ENV, level="guided")  # these tests are about the guided instance
 _family, _seed_with, _scores, _one = F.family, F.seed, F.scores, one
 
 
@@ -138,7 +138,7 @@ def test_a_bill_counts_once_at_its_amount_by_its_deadline():
 def test_requests_to_anyone_but_the_flatmates_are_never_rewarded():
     seed = 3
     fam = _family()
-    oracle = fam.instance("train", seed).oracle[0]
+    oracle = fam.instance("train", seed, "guided").oracle[0]
     former = oracle.story.former
 
     class AlsoBillsTheFormerFlatmate(oracle):  # type: ignore[misc, valid-type]
@@ -156,7 +156,7 @@ def test_requests_to_anyone_but_the_flatmates_are_never_rewarded():
 def test_the_leaver_is_settled_once_and_the_others_share_among_fewer():
     seed = _seed_with("move_out")
     fam = _family()
-    task = fam.instance("train", seed)
+    task = fam.instance("train", seed, "guided")
     story = task.oracle[0].story
     leaver = next(m for m in story.flatmates if m.move_out is not None)
     assert leaver not in story.residents(story.month_end)
@@ -167,7 +167,7 @@ def test_the_leaver_is_settled_once_and_the_others_share_among_fewer():
 @pytest.mark.parametrize("probe", ["fake_disconnection", "autopay_failed"])
 def test_reckless_and_stale_lose_on_the_living_world(probe):
     seed = _seed_with(probe)
-    oracle, ablations, _ = _family().instance("train", seed).oracle
+    oracle, ablations, _ = _family().instance("train", seed, "guided").oracle
     _, reckless = _scores(seed, ablations["reckless"]())
     _, stale = _scores(seed, ablations["stale"]())
     if probe == "fake_disconnection":
