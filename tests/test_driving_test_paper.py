@@ -199,3 +199,30 @@ def test_the_latent_check_wants_the_briefing_clash_raised():
     assert raised["briefing_clash_raised"]["passed"]
     assert not silent["briefing_clash_raised"]["passed"]
     assert silent["test_in_calendar"]["passed"]  # the rest of the reply still counts
+
+
+# ---------------------------------------------------------------- the gate judges the work, not the pick
+def _unpaid_run(level: str) -> tuple[float, set[str]]:
+    """The oracle, except that it never pays the board's fee (its transfers become a balance look-up)."""
+    env = gym.make(ENV, level=level, split="test", instance=0)
+    try:
+        oracle = base_env(env).task.oracle[0]
+
+        def call(name: str, /, **arguments: Any) -> dict[str, Any]:
+            if name == "banking__pay_payee":
+                return oracle.call("banking__get_balance", account_id=arguments["account_id"])
+            return oracle.call(name, **arguments)
+
+        result = run_episode(env, type("Unpaid", (oracle,), {"call": staticmethod(call)})(), seed=0, record=False)
+    finally:
+        env.close()
+    return result.score, {label(c["id"]) for c in result.checks if not c["passed"]}
+
+
+def test_an_unpaid_fee_costs_the_fee_checks_at_paper_not_the_later_work():
+    score, failed = _unpaid_run("paper")
+    # what fails is what the fee decides: the fee paid once, and the totals that include it
+    assert failed == {"fee_paid_once", "x_one_registration", "spent_answered", "final_cost"}, failed
+    guided_score, guided_failed = _unpaid_run("guided")
+    assert len(guided_failed) > len(failed) + 10
+    assert score > guided_score + 25

@@ -448,7 +448,7 @@ class ProfessionalCert(Family):
         return tuple(out)
 
     def _probes(self, rng: np.random.Generator, story: ex.ExamStory) -> list[Probe]:
-        run = lambda ctx: es.running(ctx, story)  # noqa: E731
+        run = lambda ctx: es.run_gate(ctx, story)  # noqa: E731
         pool: list[Probe] = [
             ex.PhotoRejected(rng, story.lang, run),
             ce.CertCentreMoved(rng, story.lang, run),
@@ -799,7 +799,7 @@ class ProfessionalCert(Family):
         k, g, r, sp, v, t, p, w = (
             st[x] for x in ("kickoff", "go_ahead", "reg_confirm", "study_plan", "cert_q", "car_ask", "spent_q", "wrap")
         )
-        run = lambda ctx: es.running(ctx, s)  # noqa: E731
+        run = lambda ctx: es.run_gate(ctx, s)  # noqa: E731
 
         def proposed(ctx: Any) -> list[str]:
             """The valid sessions the reply proposes; empty when it also offers an invalid one

@@ -72,6 +72,17 @@ def running(ctx: Any, s: ex.ExamStory) -> bool:
     return sess is not None and sess.code in ex.valid_sessions(ctx, s) and ex.paid_once(ctx, s)
 
 
+def run_gate(ctx: Any, s: ex.ExamStory) -> bool:
+    """The gate of the checks on later work (the mocks, the car, the study plan, the probes): at the
+    paper level a registration having been sent (one session named in a mail to the board; whether
+    it was a valid session, complete and paid once is the registration and fee checks' own rule),
+    at the guided level :func:`running` as it always was. One early miss must not void the later
+    work done right."""
+    if s.extras.get("level") == "paper":
+        return ex.registered(ctx, s) is not None
+    return running(ctx, s)
+
+
 def free_weekends(s: ex.ExamStory, busy: list[tuple[datetime, datetime]]) -> list[date]:
     """Weekend days after the study-plan day and up to three days before the exam with a free 3-hour slot."""
     out = []

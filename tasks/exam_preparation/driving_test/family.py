@@ -275,7 +275,7 @@ class DrivingTest(pc.ProfessionalCert):
         for p in probes:
             p.add_checks(b, story, stage_of)
         # the latent fact's check; every check's rules, where they live
-        paper.add_latent(b, story, stage_of["reg_confirm"], lambda ctx: es.running(ctx, story))
+        paper.add_latent(b, story, stage_of["reg_confirm"], lambda ctx: es.run_gate(ctx, story))
         rules.attach(b, story)
         require_stated(b.root, b.files, b.checks.rules.values())
         b.oracle = oracle_family(steps, story, DrivingAgent)
@@ -291,7 +291,7 @@ class DrivingTest(pc.ProfessionalCert):
         return (*out, "documents:theory_certificate", "car:dual_control_desk")
 
     def _probes(self, rng: np.random.Generator, story: ex.ExamStory) -> list[Probe]:
-        run = lambda ctx: es.running(ctx, story)  # noqa: E731
+        run = lambda ctx: es.run_gate(ctx, story)  # noqa: E731
         pool: list[Probe] = [kind(rng, story.lang, run) for kind in POOL]
         n = int(rng.integers(3, 7))  # with the scam: 4-7 probes
         idx = sorted(rng.choice(len(pool), size=n, replace=False).tolist())

@@ -98,7 +98,7 @@ class Certification(pc.ProfessionalCert):
         for p in probes:
             p.add_checks(b, story, stage_of)
         # the latent fact's check; every check's rules, where they live
-        paper.add_latent(b, story, stage_of["reg_confirm"], lambda ctx: es.running(ctx, story))
+        paper.add_latent(b, story, stage_of["reg_confirm"], lambda ctx: es.run_gate(ctx, story))
         rules.attach(b, story)
         require_stated(b.root, b.files, b.checks.rules.values())
         b.oracle = oracle_family(steps, story, pc.ExamAgent)
