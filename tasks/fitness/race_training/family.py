@@ -31,7 +31,6 @@ live (:mod:`.rules`).
 
 from __future__ import annotations
 
-from datetime import datetime
 from typing import Any
 
 import numpy as np
@@ -114,9 +113,6 @@ class RaceTrainingFamily(RaceTraining):
         if copy is not None:
             p.__class__ = copy
         return p
-
-    def _window(self, p: Probe, s: F.RaceStory) -> tuple[datetime, datetime]:
-        return super()._window(p, s)
 
     # ============================================================= workspace
     def _workspace(self, b: TaskBuilder, s: Any) -> None:
