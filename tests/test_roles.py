@@ -46,6 +46,44 @@ def test_a_block_added_to_the_seeded_home_page_is_a_note():
     assert [n.key for n in found] == ["pg_home"] and found[0].text.strip() == "Vesting cliff: 12 months."
 
 
+def test_a_row_of_a_notion_database_is_a_note():
+    """A log kept as a Notion database (one row per entry, with date and number columns) is
+    notes as much as a page is: each row reads as its database's title and ``name: value`` lines
+    (the music-grade audit kept its practice log that way and the checks did not see it)."""
+    env = gym.make("VibeLife-career-equity-offer-v0", instance=0)
+    env.reset(seed=0)
+    base = env.unwrapped
+    initial = dict(base.task.workspace_files)
+    made = base.world.call(
+        "notion__API-create-a-database",
+        {
+            "parent": {"type": "page_id", "page_id": "pg_home"},
+            "title": [{"type": "text", "text": {"content": "Practice log"}}],
+            "properties": {"Name": {"title": {}}, "Date": {"date": {}}, "Minutes": {"number": {}}},
+        },
+    )
+    assert "error" not in made, made
+    row = {
+        "Name": {"title": [{"text": {"content": "Scales and the set piece"}}]},
+        "Date": {"date": {"start": "2026-10-12"}},
+        "Minutes": {"number": 35},
+    }
+    added = base.world.call(
+        "notion__API-post-page", {"parent": {"type": "database_id", "database_id": made["id"]}, "properties": row}
+    )
+    assert "error" not in added, added
+    with base.episode.check_context(None) as ctx:
+        found = state.notes(ctx, initial, exclude_pages=("pg_home",))
+    rows = [n for n in found if n.key == added["id"]]  # (the home page gains the database's block too)
+    assert [n.title for n in rows] == ["Scales and the set piece"]
+    assert rows[0].text.splitlines() == [
+        "Practice log",
+        "Name: Scales and the set piece",
+        "Date: 2026-10-12",
+        "Minutes: 35",
+    ]
+
+
 def test_a_meal_on_board_or_the_taxi_is_not_the_flights_event():
     from datetime import datetime, timedelta, timezone
 

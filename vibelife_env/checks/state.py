@@ -584,8 +584,36 @@ def _block_text(raw: Any) -> str:
     return "".join(parts)
 
 
+def _property_text(props: Any) -> str:
+    """A Notion property map as ``name: value`` lines (titles and rich text as their text, numbers,
+    dates as ``start`` (``- end``), selects by name, anything else as JSON)."""
+    lines = []
+    for name, prop in props.items() if isinstance(props, dict) else ():
+        value: Any = prop
+        if isinstance(prop, dict):
+            kind = prop.get("type") or next((k for k in prop if k != "id"), "")
+            value = prop.get(kind, prop)
+        if isinstance(value, list):  # title, rich_text, multi_select, people
+            value = ", ".join(
+                str(v.get("plain_text") or (v.get("text") or {}).get("content") or v.get("name") or "")
+                if isinstance(v, dict)
+                else str(v)
+                for v in value
+            )
+        elif isinstance(value, dict):
+            if "start" in value:
+                value = " - ".join(str(value[k]) for k in ("start", "end") if value.get(k))
+            elif "name" in value:
+                value = value["name"]
+            else:
+                value = json.dumps(value, ensure_ascii=False)
+        lines.append(f"{name}: {value}")
+    return "\n".join(lines)
+
+
 def notion_pages(ctx: Any, exclude: Iterable[str] = (), tz: tzinfo | None = None) -> list[Note]:
-    """Notion pages, each with its blocks' text.
+    """Notion pages, each with its blocks' text, and database rows (a row is a page too: its
+    database's title, its properties as ``name: value`` lines and its blocks' text).
 
     A page in ``exclude`` (a seeded page, such as the home page the workspace names) counts
     only for what the agent added to it: the blocks that are new or changed since the episode
@@ -618,6 +646,14 @@ def notion_pages(ctx: Any, exclude: Iterable[str] = (), tz: tzinfo | None = None
                 [title, *(_block_text(b["content_json"]) for b in blocks), json.dumps(props, ensure_ascii=False)]
             )
         out.append(Note("notion", page_id, title, text, when(p["created_time"], tz), bool(p["archived"])))
+    for r in _rows(ctx, "notion", notion_read.database_rows):
+        props = _json(r.get("properties_json"), {})
+        body = [r["database_title"] or "", _property_text(props)]
+        body += [_block_text(b["content_json"]) for b in notion_read.blocks(ctx, r["row_id"])]
+        title = notion_read.title_of(props) if isinstance(props, dict) else ""
+        out.append(
+            Note("notion", r["row_id"], title, "\n".join(body), when(r["created_time"], tz), bool(r["archived"]))
+        )
     return out
 
 

@@ -158,11 +158,14 @@ def dry_starts(s: RoofStory, probs: dict[date, float]) -> list[date]:
 
 
 def work_events(ctx: Any, s: RoofStory) -> list[state.Event]:
-    """The calendar's roof-work events."""
+    """The calendar's roof-work events: not the tarp, and not the materials delivery (an event
+    titled as a delivery is the delivery's, though it says what the materials are for)."""
     return [
         e
         for e in state.events(ctx, s.tz)
-        if WORK.found_in(e.summary + " " + e.description) and not TARP.found_in(e.summary + " " + e.description)
+        if WORK.found_in(e.summary + " " + e.description)
+        and not TARP.found_in(e.summary + " " + e.description)
+        and not DELIVERY.found_in(e.summary)
     ]
 
 
