@@ -374,9 +374,7 @@ def seed(b: Any, s: PenaltyStory, rng: np.random.Generator) -> None:
     ]  # fmt: skip
     mails = [mail_seed.message(mid, subj, sender, s.email, at, body, read=True) for mid, sender, subj, at, body in own]
     count = int(rng.integers(55, 86))
-    mails.append(
-        background(rng, s.email, k - timedelta(hours=2), count, namesakes=(r["en"], a["en"], texts.BANK)).sql
-    )
+    mails.append(background(rng, s.email, k - timedelta(hours=2), count, namesakes=(r["en"], a["en"], texts.BANK)).sql)
     b.seed("email", "\n".join(mails))
     s.extras["legit_mail"] += [m[0] for m in own[:4]]
     _fleet(b, s, rng)
@@ -392,7 +390,11 @@ def seed(b: Any, s: PenaltyStory, rng: np.random.Generator) -> None:
             continue
         rows.append(
             cal_seed.event_row(
-                f"evt_weekly{week + 4}", weekly, start, start + timedelta(hours=2), location=s.say("Across town", "城市另一头")
+                f"evt_weekly{week + 4}",
+                weekly,
+                start,
+                start + timedelta(hours=2),
+                location=s.say("Across town", "城市另一头"),
             )
         )
     b.seed("calendar", cal_seed.events(*rows))
@@ -403,7 +405,9 @@ def _fleet(b: Any, s: PenaltyStory, rng: np.random.Generator) -> None:
     earlier rentals of the user's own, returned well before the offence."""
     r = s.rental
     home = s.extras["home"]
-    vehicles, offers, bookings = [], [], []
+    vehicles: list[dict[str, Any]] = []
+    offers: list[dict[str, Any]] = []
+    bookings: list[dict[str, Any]] = []
     locations = [
         {"location_id": "loc_station", "name": f"{r['en']} railway station desk", "city": s.city,
          "address": f"{s.city} railway station", "lat": home[0] - 0.03, "lng": home[1] + 0.05, "hours_json": "{}",
@@ -509,10 +513,10 @@ def workspace(b: Any, s: PenaltyStory) -> None:
     )
     user = (
         f"# {s.name}\n\nMail: {s.email} (my phone mails from {s.extras['phone_mail']}). {speaks} I live in "
-        f"{s.city}. My customer number with the rental platform, the bank, the calendar and the legal database is "
+        f"{s.city}; my home is saved in my maps as {s.name}'s home. My customer number with the rental platform, the bank, the calendar and the legal database is "
         f"{s.user_key}.\n\n## The rental\n\nI rented a car from {r['en']} ({r['zh']}); they passed on a penalty notice "
         "by mail, with the booking it concerns, and charged my credit card their admin fee. Fines are paid from my "
-        "current account.\n\n## My rules\n\n" + render(registered, "USER.md")
+        "bank account.\n\n## My rules\n\n" + render(registered, "USER.md")
     )
     appeal = (
         f"# The appeal\n\nThe notice comes from the {a['en']} ({a['zh']}). How to appeal, what to cite and what the "

@@ -48,16 +48,16 @@ WORLD: dict[str, tuple[str, str]] = {
     ),
     # the legal aid centre's answer
     "statutes": (
-        "In an appeal against a traffic penalty in {region}, cite only statutes in force (现行有效), issued "
-        "nationally or by {region}'s own people's congress: always the article on the right to state one's case "
-        "(陈述申辩) and {region}'s article on who is liable for a rental car's offence (违法行为人认定), each in the "
+        "In an appeal against a traffic penalty in {region} province, cite only statutes in force (现行有效), "
+        "issued nationally or by the province's own people's congress ({region}): always the article on the right to "
+        "state one's case (陈述申辩) and the province's article on who is liable for a rental car's offence (违法行为人认定), each in the "
         "version in force. Nothing superseded, repealed or from another province.",
         "在{region}对交通处罚提出申诉，只能援引现行有效、由全国人大（或其常委会）或{region}本省人大（或其常委会）制定的法规："
         "必须援引关于当事人陈述申辩权利的条文（陈述申辩）和{region}关于租赁车辆违法行为人认定的条文（违法行为人认定），均须为现行版本。"
         "不得援引已修订、已废止或其他省份的法规。",
     ),
     "precedents": (
-        "Add one or two decisions of {region}'s courts about rental cars (租赁车辆) in which the appellant won and the "
+        "Add one or two decisions of the courts of {region} province about rental cars (租赁车辆) in which the appellant won and the "
         "penalty was revoked (支持): never more than two, never one that upheld a penalty or concerned a private car.",
         "再援引一到两个{region}法院审理的租赁车辆（租赁车辆）案件、申诉人胜诉且处罚被撤销（支持）的判例：不超过两个，"
         "不得援引维持处罚或涉及私家车的判例。",
@@ -71,14 +71,15 @@ WORLD: dict[str, tuple[str, str]] = {
     "ground": (
         "A fine is the renter's only while the car was in their hands. When our platform's records show the car's "
         "return before the offence, or a breakdown we logged had the car immobile when it happened, you may contest "
-        "it: quote our record, the return date and time, or the breakdown incident's reference.",
+        "it: quote our record, the return date and time, or the number of the incident report that logged the "
+        "breakdown.",
         "罚款仅在车辆处于承租人控制期间由承租人承担。若我们平台的记录显示车辆在违法时间之前已归还，或我们登记的故障使车辆在违法发生时无法移动，"
-        "您可以申诉：请引用我们的记录，即还车日期和时间，或故障事件编号。",
+        "您可以申诉：请引用我们的记录，即还车日期和时间，或登记该故障的事件报告编号。",
     ),
     "platform_log": (
-        "To contest a notice, log it on our platform as a traffic-fine incident against your booking, once; the "
-        "platform gives you a case reference.",
-        "如需申诉，请在我们的平台上针对您的订单将罚单登记为交通罚款事件，只登记一次；平台会给您一个案件编号。",
+        "To contest a notice, log it on our platform as a traffic-fine incident against your booking, once, with "
+        "the notice number; the platform gives you a case reference.",
+        "如需申诉，请在我们的平台上针对您的订单将罚单登记为交通罚款事件，只登记一次，并写明罚单号；平台会给您一个案件编号。",
     ),
     "refund": (
         "When a notice is cancelled, mail us the decision's reference with the notice number and we refund our "
