@@ -790,7 +790,10 @@ current the same day something changes. Put the response deadline and the hearin
         @b.checks.stage(k, weight=2, tags=("calendar",), id=f"s{k:02d}_response_deadline_in_calendar")
         def deadline_cal(ctx: Any) -> bool:
             """An entry sits on the response-deadline day."""
-            return run(ctx) and bool(state.events(ctx, s.tz, n["response_deadline"].isoformat()))
+            day = state.events(ctx, s.tz, n["response_deadline"].isoformat())
+            if on_paper:  # the weekly appointment the paper level plants is not the agent's entry
+                day = [e for e in day if not e.id.startswith(paper.WEEKLY_ID)]
+            return run(ctx) and bool(day)
 
         @b.checks.stage(k, weight=2, tags=("communication",), id=f"s{k:02d}_deadlines_told")
         def told(ctx: Any) -> bool:

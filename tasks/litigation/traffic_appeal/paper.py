@@ -50,6 +50,9 @@ from vibelife_env.services.email import seed as mail_seed
 
 from . import rules, texts
 
+#: The id prefix of the weekly appointment's calendar rows (a check of the agent's own entries leaves them out).
+WEEKLY_ID = "evt_weekly"
+
 
 def paper_rng(key: InstanceKey) -> np.random.Generator:
     """The paper level's own generator for an instance (its draws leave the guided ones alone)."""
@@ -382,15 +385,14 @@ def seed(b: Any, s: PenaltyStory, rng: np.random.Generator) -> None:
     weekly = s.extras["weekly"] = s.say(en, zh)
     s.extras["weekly_names"] = (weekly, *words)
     at = s.extras["hearing"] - timedelta(minutes=30)
-    skip = {s.notice["response_deadline"], s.kickoff.date()}
     rows = []
     for week in range(-4, 2):  # weekly, across town, over the hearing's hour; nobody mentions it
         start = at + timedelta(weeks=week)
-        if start.date() in skip:
+        if start.date() == s.kickoff.date():
             continue
         rows.append(
             cal_seed.event_row(
-                f"evt_weekly{week + 4}",
+                f"{WEEKLY_ID}{week + 4}",
                 weekly,
                 start,
                 start + timedelta(hours=2),
@@ -606,6 +608,7 @@ def _clock(start: Any) -> str:
 
 __all__ = [
     "PROBES",
+    "WEEKLY_ID",
     "ack_step",
     "add_latent",
     "gate",
