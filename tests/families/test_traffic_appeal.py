@@ -16,7 +16,7 @@ import pytest
 from tests.families.harness import FamilyHarness, failed_checks
 from vibelife_env.probes import penalty as P
 
-F = FamilyHarness("VibeLife-litigation-traffic-appeal-v0")
+F = FamilyHarness("VibeLife-litigation-traffic-appeal-v0", level="guided")
 
 
 class _Ctx:
