@@ -4,7 +4,7 @@ The same seed draws the same story, probes and timeline as the guided level; on 
 paper level, from a generator of its own (:func:`paper_rng`, so the guided draws stay as they
 were):
 
-- **a catalogue a person searches** (:func:`extend`): thirteen to fifteen more models of the same
+- **a catalogue a person searches** (:func:`extend`): fourteen to sixteen more models of the same
   appliance, each failing on a fact the agent must look up — a measurement on its page (too wide,
   too loud, too few place settings...), a safety notice on its page, fault reports naming it on
   the brands' service-centre pages, a price over the budget; some fail two. Titles and blurbs are
@@ -108,13 +108,13 @@ def neutral_ids(probes: list[Any]) -> None:
 
 # ====================================================================== the catalogue
 def extend(s: P.PurchaseStory, rng: np.random.Generator) -> None:
-    """13-15 decoys after the story's own models (so nothing the guided level draws from them moves)."""
+    """14-16 decoys after the story's own models (so nothing the guided level draws from them moves)."""
     x = s.extras
     spec = A.APPLIANCES[x["kind"]]
     base = min(p.price for p in s.products if p.role == "valid")
     brands = sorted({p.brand for p in s.products})
     codes = {p.code for p in s.products}
-    count = int(rng.integers(13, 16))
+    count = int(rng.integers(14, 17))
     faulty: list[str] = []
     for j in range(count):
         fails = KINDS[j] if j < len(KINDS) else KINDS[int(rng.integers(0, len(KINDS)))]
@@ -123,10 +123,7 @@ def extend(s: P.PurchaseStory, rng: np.random.Generator) -> None:
             lo, hi = row[6]
             step = float(max(1, round(float(rng.uniform(lo, hi)))))
             sign = -1 if r.op == "max" else 1
-            if f"r{i}" in fails:
-                v = r.value - sign * step
-            else:
-                v = r.value + sign * (0 if rng.random() < 0.35 else step)
+            v = r.value - sign * step if f"r{i}" in fails else r.value + sign * (0 if rng.random() < 0.35 else step)
             if r.attr == "energy_grade":
                 v = max(1.0, min(5.0, v))
                 if f"r{i}" in fails and v <= r.value:
@@ -292,9 +289,7 @@ def seed(b: Any, s: P.PurchaseStory, rng: np.random.Generator) -> None:
     # product pages: a neutral blurb and the measurements on every one; the notices on theirs
     shop = []
     for p in s.products:
-        specs = "; ".join(
-            f"{r.label}: {p.attrs[r.attr]:g}{(' ' + r.unit) if r.unit else ''}" for r in s.requirements
-        )
+        specs = "; ".join(f"{r.label}: {p.attrs[r.attr]:g}{(' ' + r.unit) if r.unit else ''}" for r in s.requirements)
         desc = f"{BLURBS[int(rng.integers(0, len(BLURBS)))]} {specs[:1].upper()}{specs[1:]}. Model {p.code}."
         if p.attrs.get("notice"):
             desc += f" {P.RECALL_MARK}: {NOTICE}"
@@ -410,9 +405,8 @@ def workspace(b: Any, s: P.PurchaseStory) -> None:
         f"I pay with my credit card ending {s.card_last4} and pay it off from our household account; the shop "
         "delivers to our home address saved there.\n\n## What I'd like\n\n" + render(registered, "USER.md")
     )
-    home = (
-        f"# The {s.item} we need\n\nWe measured the space and agreed what we want:\n\n"
-        + render(registered, "HOME.md")
+    home = f"# The {s.item} we need\n\nWe measured the space and agreed what we want:\n\n" + render(
+        registered, "HOME.md"
     )
     agents = (
         "# How to help me\n\n"
