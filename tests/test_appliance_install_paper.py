@@ -205,11 +205,12 @@ def test_a_misfit_bought_loses_the_purchase_checks_not_the_work_after_it():
         result = run_episode(env, type("Misfit", (oracle,), {"choose": choose})(), seed=0, record=False)
     finally:
         env.close()
-    verdicts = {label(c["id"]): c["passed"] for c in result.checks}
-    assert not verdicts["valid_model_bought"] and not verdicts["x_never_ordered_a_misfit"]
-    for later in ("haul_away_booked", "installation_booked", "return_opened_on_order", "card_paid_for_appliance",
-                  "order_in_ledger", "f_ledger_reconciles", "x_nothing_ordered_before_go_ahead"):  # fmt: skip
-        assert verdicts[later], later
+    failed = {label(c["id"]) for c in result.checks if not c["passed"]}
+    assert {"fitting_model_in_cart", "valid_model_bought", "x_never_ordered_a_misfit"} <= failed
+    # the forced pick is also what it puts back after a recall: those checks are the pick's own too
+    recall = {"recalled_model_swapped", "recall_and_new_pick_told", "x_recalled_model_never_bought"}
+    assert failed - recall == {"fitting_model_in_cart", "valid_model_bought", "x_never_ordered_a_misfit"}, failed
+    assert result.score > 75  # the guided level's gate on the right model leaves some 15
 
 
 # ---------------------------------------------------------------- the latent fact

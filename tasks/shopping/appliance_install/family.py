@@ -155,6 +155,7 @@ class ApplianceInstall(Family):
             s.extras["level"] = "paper"
             paper.extend(s, prng)
             paper.neutral_ids(probes)
+            paper.relax_gates(probes)
         self._seed(b, s)
         if prng is not None:  # rules in their mails, fault reports, a lived-in inbox, the latent fact
             paper.seed(b, s, prng)
@@ -713,6 +714,16 @@ class ApplianceInstall(Family):
             p = s.product(lines[0]["product_id"])
             return p if p is not None and p.product_id in P.valid_ids(ctx, s) else None
 
+        def in_cart(ctx: Any) -> P.Product | None:
+            """The model the answers are about: at the paper level the one unit in the cart, nothing bought,
+            whatever the model (whether it fits is the proposal's own check)."""
+            if not on_paper:
+                return cart_pick(ctx)
+            lines = P.cart_lines(ctx, s)
+            if len(lines) != 1 or lines[0]["qty"] != 1 or P.orders(ctx, s):
+                return None
+            return s.product(lines[0]["product_id"])
+
         k = stage_of["kickoff"]
 
         @b.checks.stage(k, weight=5, tags=("planning", "authorization"), id=f"s{k:02d}_fitting_model_in_cart")
@@ -726,7 +737,7 @@ class ApplianceInstall(Family):
         def price_told(ctx: Any) -> bool:
             """The reply gives the cart model's price with delivery."""
             lines = P.cart_lines(ctx, s)
-            return cart_pick(ctx) is not None and text.mentions_amount(
+            return in_cart(ctx) is not None and text.mentions_amount(
                 ctx.reply(k), (int(lines[0]["unit_price_minor"]) + P.SHIPPING) / 100
             )
 
@@ -736,7 +747,7 @@ class ApplianceInstall(Family):
         @b.checks.stage(f, weight=3, tags=("communication", "planning"), id=f"s{f:02d}_fit_measure_answered")
         def fit(ctx: Any) -> bool:
             """The answer gives the asked measure of the model now in the cart (still a valid one, nothing bought)."""
-            p = cart_pick(ctx)
+            p = in_cart(ctx)
             return p is not None and text.mentions_amount(ctx.reply(f), float(p.attrs[attr]))
 
         g = stage_of["go"]
