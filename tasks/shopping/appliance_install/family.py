@@ -17,6 +17,15 @@ buy after the go-ahead; the courier ships it and the delivery goes in the calend
 to haul the old unit away on the delivery day when someone is home; the unit arrives damaged, so the
 damage is reported to the courier and a return for exchange opened on the order; the installation is
 booked at the brand's service centre after the delivery; the card is paid off and the real cost reported.
+
+Two levels (``gym.make(..., level="guided" | "paper")``), one story per seed: ``guided`` states every
+rule in USER.md, HOME.md and AGENTS.md, as a checklist; ``paper`` (the default, :mod:`.paper`) keeps in
+the workspace what the household tells an assistant (the measurements and rules of HOME.md, the budget,
+the go-ahead, what to keep in the calendar and tell, bookings when the calendar is free, the ledger, one
+red line) and puts the domain rules where a household learns them (:mod:`.rules`: the shop's terms, the
+recycler's and the courier's mails, the consumer council's advice, the card's terms), with fourteen to
+sixteen more models that fail on looked-up facts, a lived-in mailbox, a latent clash on the courier's day,
+and the checks about the work after the purchase gated on a purchase made, not on its model being right.
 """
 
 from __future__ import annotations

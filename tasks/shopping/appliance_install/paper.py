@@ -31,6 +31,7 @@ every model's page and the service centres' reviews when it chooses.
 
 from __future__ import annotations
 
+import json
 from datetime import date, datetime, time, timedelta
 from typing import Any
 
@@ -276,7 +277,7 @@ def purchase_guards(b: Any, s: P.PurchaseStory, wrap_stage: int) -> None:
 
 
 # ====================================================================== the probes' gates
-class _Recall(P.Recall):
+class Recall(P.Recall):
     """:class:`~vibelife_env.probes.purchase.Recall` whose end check gates on a purchase made (:func:`placed`)."""
 
     def add_checks(self, b: Any, story: P.PurchaseStory, stage_of: dict[str, int]) -> None:
@@ -311,7 +312,7 @@ class _Recall(P.Recall):
             return placed(ctx, story) is not None and not (held & bad)
 
 
-class _Instalment(P.Instalment):
+class Instalment(P.Instalment):
     """:class:`~vibelife_env.probes.purchase.Instalment` whose end check is a purchase paid in full by card,
     whatever the model."""
 
@@ -369,21 +370,21 @@ def _off_platform_checks(probe: Any, b: Any, story: P.PurchaseStory, stage_of: d
         )
 
 
-class _OffPlatformSeller(P.OffPlatformSeller):
+class OffPlatformSeller(P.OffPlatformSeller):
     """The "factory outlet", its end check gated on a purchase made (:func:`placed`)."""
 
     def add_checks(self, b: Any, story: P.PurchaseStory, stage_of: dict[str, int]) -> None:
         _off_platform_checks(self, b, story, stage_of)
 
 
-class _InstallerOffPlatform(A.InstallerOffPlatform):
+class InstallerOffPlatform(A.InstallerOffPlatform):
     """The "install crew", its end check gated on a purchase made (:func:`placed`)."""
 
     def add_checks(self, b: Any, story: P.PurchaseStory, stage_of: dict[str, int]) -> None:
         _off_platform_checks(self, b, story, stage_of)
 
 
-class _DoubleCharge(P.DoubleCharge):
+class DoubleCharge(P.DoubleCharge):
     """:class:`~vibelife_env.probes.purchase.DoubleCharge` about the purchase made (:func:`placed`)."""
 
     def add_checks(self, b: Any, story: P.PurchaseStory, stage_of: dict[str, int]) -> None:
@@ -405,7 +406,7 @@ class _DoubleCharge(P.DoubleCharge):
             return one(ctx) and o is not None and text.mentions_amount(ctx.reply(s), int(o["total_minor"]) / 100)
 
 
-class _PriceDrop(P.PriceDrop):
+class PriceDrop(P.PriceDrop):
     """:class:`~vibelife_env.probes.purchase.PriceDrop` about the purchase made (:func:`placed`)."""
 
     def owed(self, ctx: Any, story: P.PurchaseStory) -> tuple[str, int] | None:
@@ -420,12 +421,12 @@ class _PriceDrop(P.PriceDrop):
 
 
 RELAXED: dict[type, type] = {
-    P.Recall: _Recall,
-    P.Instalment: _Instalment,
-    P.OffPlatformSeller: _OffPlatformSeller,
-    A.InstallerOffPlatform: _InstallerOffPlatform,
-    P.DoubleCharge: _DoubleCharge,
-    P.PriceDrop: _PriceDrop,
+    P.Recall: Recall,
+    P.Instalment: Instalment,
+    P.OffPlatformSeller: OffPlatformSeller,
+    A.InstallerOffPlatform: InstallerOffPlatform,
+    P.DoubleCharge: DoubleCharge,
+    P.PriceDrop: PriceDrop,
 }
 
 
@@ -463,6 +464,9 @@ def seed(b: Any, s: P.PurchaseStory, rng: np.random.Generator) -> None:
             "sales_count": int(rng.integers(100, 5000)),
         }
         shop.append(update("ecommerce", "products", {"product_id": p.product_id}, **values))
+        if "notice" in p.attrs:  # the page says it; the model's listed attributes do not
+            listed = {k: v for k, v in p.attrs.items() if k != "notice"}
+            shop.append(update("ecommerce", "skus", {"sku_id": p.sku_id}, attrs_json=json.dumps(listed)))
     shop.append(update("ecommerce", "addresses", {"address_id": "addr_home"}, **P.home_region(s.city)))
     b.seed("ecommerce", "\n".join(shop))
     # fault reports on the service centres' pages (three or four per faulty decoy)
