@@ -15,7 +15,7 @@ from vibelife_env.probes import appliance as A
 from vibelife_env.probes import purchase as P
 
 ENV = "VibeLife-shopping-appliance-install-v0"
-F = FamilyHarness(ENV)
+F = FamilyHarness(ENV, level="guided")
 
 
 def test_registers_not_held_out():
@@ -38,7 +38,7 @@ def test_cheapest_listing_misfits_and_budget_binds():
 
 
 def test_rules_are_stated_in_the_workspace():
-    task = F.family().instance("train", 0)
+    task = F.family().instance("train", 0, "guided")
     files = task.workspace_files
     assert A.RECYCLER_ID in files["USER.md"] and "18:00" in files["USER.md"]
     assert "damaged" in files["USER.md"] and "refund request" in files["USER.md"]
@@ -49,7 +49,7 @@ def test_rules_are_stated_in_the_workspace():
 
 
 def test_about_a_third_write_chinese():
-    langs = [F.family().profile("train", s).language for s in range(60)]
+    langs = [F.family().profile("train", s, "guided").language for s in range(60)]
     assert 10 <= langs.count("zh") <= 30
 
 

@@ -17,6 +17,15 @@ buy after the go-ahead; the courier ships it and the delivery goes in the calend
 to haul the old unit away on the delivery day when someone is home; the unit arrives damaged, so the
 damage is reported to the courier and a return for exchange opened on the order; the installation is
 booked at the brand's service centre after the delivery; the card is paid off and the real cost reported.
+
+Two levels (``gym.make(..., level="guided" | "paper")``), one story per seed: ``guided`` states every
+rule in USER.md, HOME.md and AGENTS.md, as a checklist; ``paper`` (the default, :mod:`.paper`) keeps in
+the workspace what the household tells an assistant (the measurements and rules of HOME.md, the budget,
+the go-ahead, what to keep in the calendar and tell, bookings when the calendar is free, the ledger, one
+red line) and puts the domain rules where a household learns them (:mod:`.rules`: the shop's terms, the
+recycler's and the courier's mails, the consumer council's advice, the card's terms), with fourteen to
+sixteen more models that fail on looked-up facts, a lived-in mailbox, a latent clash on the courier's day,
+and the checks about the work after the purchase gated on a purchase made, not on its model being right.
 """
 
 from __future__ import annotations
@@ -42,6 +51,8 @@ from vibelife_env.services.banking import seed as bank_seed
 from vibelife_env.services.calendar import seed as cal_seed
 from vibelife_env.services.email import seed as mail_seed
 from vibelife_env.task.loader import Task
+
+from . import paper, rules
 
 NAMES = {
     "en": (
@@ -76,6 +87,7 @@ class ApplianceInstall(Family):
     name = "appliance_install"
     title = "Buying, delivering and installing a large home appliance"
     heldout = False
+    levels = ("guided", "paper")
 
     # ================================================================ story
     def story(self, rng: np.random.Generator) -> P.PurchaseStory:
@@ -124,9 +136,11 @@ class ApplianceInstall(Family):
     # ============================================================= instance
     def build(self, rng: np.random.Generator, key: InstanceKey) -> tuple[Task, InstanceProfile]:
         s = self.story(rng)
+        on_paper = key.level == "paper"
+        prng = paper.paper_rng(key) if on_paper else None
         b = TaskBuilder(
             self.root,
-            f"appliance_install-{key}",
+            f"appliance_install-{key.label}",
             self.domain,
             f"{s.name} replaces the {s.item}",
             "Asia/Shanghai",
@@ -146,8 +160,16 @@ class ApplianceInstall(Family):
         for p in probes:
             if isinstance(p, P.PurchaseProbe):
                 p.prepare(s)
+        if prng is not None:  # the same story; the paper level's decoys come from its own generator
+            s.extras["level"] = "paper"
+            paper.extend(s, prng)
+            paper.neutral_ids(probes)
+            paper.relax_gates(probes)
         self._seed(b, s)
-        self._workspace(b, s)
+        if prng is not None:  # rules in their mails, fault reports, a lived-in inbox, the latent fact
+            paper.seed(b, s, prng)
+        else:
+            self._workspace(b, s)
         quote = (s.kickoff + timedelta(days=1), s.go - timedelta(days=1, hours=3))
         later = (s.kickoff + timedelta(days=1), s.go + timedelta(days=9))
         probe_slots = [x for p in probes for x in p.place(s, quote if p.phase == "quote" else later)]
@@ -158,9 +180,16 @@ class ApplianceInstall(Family):
         stage_of = stage_index(groups)
         ends = {x.key: max(e["time"] for y in g for e in y.events) for g in groups for x in g}
         steps = add_stages(b, groups)
+        if on_paper:  # the oracle reads the rule mails first, and the diary in the courier's window
+            steps["kickoff"].insert(0, paper.lookups)
+            steps["shipped"] = [paper.shipped_step(f) if f is P.shipped else f for f in steps["shipped"]]
         self._checks(b, s, stage_of, shared_slots(groups), ends)
         for p in probes:
             p.add_checks(b, s, stage_of)
+        if on_paper:  # the latent fact's check; every check's rules, where they live; the person's files
+            paper.add_latent(b, s, stage_of["shipped"])
+            rules.attach(b, s)
+            paper.workspace(b, s)
         b.oracle = oracle_family(steps, s, P.PurchaseAgent)
         b.oracle[2]["other_path"] = type("OtherPath", (P.PurchaseOtherPath, b.oracle[2]["other_path"]), {})
         order = tuple(p.name for p in sorted(probes, key=lambda p: min(stage_of[k] for k in p.slot_keys)))
@@ -173,6 +202,8 @@ class ApplianceInstall(Family):
             "damaged_unit_exchange",
         )
         profile = InstanceProfile(order, constraints, s.user_key, s.lang, (s.month_end - s.kickoff.date()).days)
+        if on_paper:  # the paper oracle reads the rule mails and some twenty product pages a turn
+            return b.task(max_tool_calls_per_turn=80, max_tool_calls_per_episode=2000), profile
         return b.task(max_tool_calls_per_turn=30, max_tool_calls_per_episode=800), profile
 
     def _probes(self, rng: np.random.Generator, s: P.PurchaseStory) -> list[Probe]:
@@ -641,8 +672,11 @@ class ApplianceInstall(Family):
             return {"item": s.say(s.item, s.item_zh), "eta": slot[0].isoformat(), "window": slot[1]}
 
         def return_facts(ctx: Any) -> dict[str, str]:
-            o = P.the_purchase(ctx, s)
-            if o is not None and A.return_opened(ctx, s):
+            if s.extras.get("level") == "paper":  # the exchange of whatever unit was bought
+                o, opened = paper.placed(ctx, s), paper.return_opened(ctx, s)
+            else:
+                o, opened = P.the_purchase(ctx, s), A.return_opened(ctx, s)
+            if o is not None and opened:
                 return {
                     "status": s.say(
                         f"Order {o['order_id']}: your exchange is approved; a new unit is on its way and the damaged one is collected on delivery.",
@@ -663,12 +697,24 @@ class ApplianceInstall(Family):
         self, b: TaskBuilder, s: P.PurchaseStory, stage_of: dict[str, int], shared: set[str], ends: dict[str, datetime]
     ) -> None:
         go = s.go
+        on_paper = s.extras.get("level") == "paper"
+
+        def purchase(ctx: Any) -> dict[str, Any] | None:
+            """The purchase the later checks are about (at the paper level any one unit ordered after the
+            go-ahead by card: whether its model fits is the purchase checks' rule)."""
+            return paper.placed(ctx, s) if on_paper else P.the_purchase(ctx, s)
 
         def bought(ctx: Any) -> bool:
-            return A.bought(ctx, s)
+            return paper.bought(ctx, s) if on_paper else A.bought(ctx, s)
 
         def net(ctx: Any) -> int:
-            return A.net_cost(ctx, s)
+            return paper.net_cost(ctx, s) if on_paper else A.net_cost(ctx, s)
+
+        def haulage(ctx: Any) -> datetime | None:
+            return paper.haulage(ctx, s) if on_paper else A.haulage(ctx, s)
+
+        def return_opened(ctx: Any) -> bool:
+            return paper.return_opened(ctx, s) if on_paper else A.return_opened(ctx, s)
 
         def cart_pick(ctx: Any) -> P.Product | None:
             lines = P.cart_lines(ctx, s)
@@ -676,6 +722,16 @@ class ApplianceInstall(Family):
                 return None
             p = s.product(lines[0]["product_id"])
             return p if p is not None and p.product_id in P.valid_ids(ctx, s) else None
+
+        def in_cart(ctx: Any) -> P.Product | None:
+            """The model the answers are about: at the paper level the one unit in the cart, nothing bought,
+            whatever the model (whether it fits is the proposal's own check)."""
+            if not on_paper:
+                return cart_pick(ctx)
+            lines = P.cart_lines(ctx, s)
+            if len(lines) != 1 or lines[0]["qty"] != 1 or P.orders(ctx, s):
+                return None
+            return s.product(lines[0]["product_id"])
 
         k = stage_of["kickoff"]
 
@@ -690,7 +746,7 @@ class ApplianceInstall(Family):
         def price_told(ctx: Any) -> bool:
             """The reply gives the cart model's price with delivery."""
             lines = P.cart_lines(ctx, s)
-            return cart_pick(ctx) is not None and text.mentions_amount(
+            return in_cart(ctx) is not None and text.mentions_amount(
                 ctx.reply(k), (int(lines[0]["unit_price_minor"]) + P.SHIPPING) / 100
             )
 
@@ -700,7 +756,7 @@ class ApplianceInstall(Family):
         @b.checks.stage(f, weight=3, tags=("communication", "planning"), id=f"s{f:02d}_fit_measure_answered")
         def fit(ctx: Any) -> bool:
             """The answer gives the asked measure of the model now in the cart (still a valid one, nothing bought)."""
-            p = cart_pick(ctx)
+            p = in_cart(ctx)
             return p is not None and text.mentions_amount(ctx.reply(f), float(p.attrs[attr]))
 
         g = stage_of["go"]
@@ -709,10 +765,10 @@ class ApplianceInstall(Family):
         def buy_ok(ctx: Any) -> bool:
             """One live order after the go-ahead of one model that meets the rules within budget, paid in full by card
             (recalls and fault reports are their own checks)."""
-            return bought(ctx)
+            return A.bought(ctx, s)
 
         def order_row(ctx: Any) -> tuple[str, int, datetime | None] | None:
-            found = P.the_purchase(ctx, s)
+            found = purchase(ctx)
             return (
                 None
                 if found is None
@@ -758,12 +814,12 @@ class ApplianceInstall(Family):
         @b.checks.stage(h, weight=5, tags=("execution", "calendar", "living_world"), id=f"s{h:02d}_haul_away_booked")
         def haul(ctx: Any) -> bool:
             """One recycler reservation on the delivery's current date, 18:00-20:00, when the calendar is free."""
-            return A.haulage(ctx, s) is not None
+            return haulage(ctx) is not None
 
         @b.checks.stage(h, weight=1, tags=("persistence", "calendar"), id=f"s{h:02d}_haul_away_in_calendar")
         def haul_cal(ctx: Any) -> bool:
             """The haul-away is in the calendar at its time."""
-            when = A.haulage(ctx, s)
+            when = haulage(ctx)
             return when is not None and any(
                 A.HAUL.found_in(e.summary + " " + e.description) and abs((e.start - when).total_seconds()) <= 1800
                 for e in state.events(ctx, s.tz)
@@ -772,7 +828,7 @@ class ApplianceInstall(Family):
         @b.checks.stage(h, weight=1, tags=("communication",), id=f"s{h:02d}_haul_away_time_told")
         def haul_told(ctx: Any) -> bool:
             """The reply gives the haul-away's date and time."""
-            return A.told_at(ctx.reply(h), A.haulage(ctx, s))
+            return A.told_at(ctx.reply(h), haulage(ctx))
 
         wn = stage_of["when"]
 
@@ -792,19 +848,19 @@ class ApplianceInstall(Family):
         @b.checks.stage(dm, weight=4, tags=("execution", "living_world"), id=f"s{dm:02d}_return_opened_on_order")
         def returned(ctx: Any) -> bool:
             """A return of the one unit is open on the purchase's order (the order still stands for the exchange)."""
-            return A.return_opened(ctx, s)
+            return return_opened(ctx)
 
         @b.checks.stage(dm, weight=1, tags=("communication",), id=f"s{dm:02d}_order_id_told")
         def order_told(ctx: Any) -> bool:
             """The reply names the order the return is on."""
-            o = P.the_purchase(ctx, s)
-            return A.return_opened(ctx, s) and A.quotes(ctx.reply(dm), o["order_id"] if o else None)
+            o = purchase(ctx)
+            return return_opened(ctx) and A.quotes(ctx.reply(dm), o["order_id"] if o else None)
 
         ins = stage_of["install"]
         centres = s.extras["centres"]
 
         def visit(ctx: Any) -> datetime | None:
-            o, slot = P.the_purchase(ctx, s), P.shipment_slot(ctx, s)
+            o, slot = purchase(ctx), P.shipment_slot(ctx, s)
             if o is None or slot is None:
                 return None
             p = s.product(P.items_of(ctx, o["order_id"])[0]["product_id"])
@@ -869,7 +925,8 @@ class ApplianceInstall(Family):
                     """Nothing is due: no mail sent and a short reply, with the plan on track (a model in the cart before
                     the go-ahead, the purchase after it)."""
                     sends = [c for c in ctx.trace(st) if c["ok"] and c["name"] in state.MAIL_SENDS]
-                    return A.on_plan(ctx, s, day) and not sends and state.short_replies(ctx, st)
+                    plan = paper.on_plan(ctx, s, day) if on_paper else A.on_plan(ctx, s, day)
+                    return plan and not sends and state.short_replies(ctx, st)
 
         po = stage_of["payoff"]
         payoff_at = s.extras["payoff_at"]
@@ -896,14 +953,17 @@ class ApplianceInstall(Family):
         def x_haul_away_follows_delivery(ctx: Any) -> bool:
             """At the end the haul-away still sits on the delivery's (possibly moved) date, and the exchange stands:
             the return is open and the order was not cancelled."""
-            return A.haulage(ctx, s) is not None and A.return_opened(ctx, s)
+            return haulage(ctx) is not None and return_opened(ctx)
 
         @b.checks.final(weight=2, tags=("persistence", "calendar"))
         def f_appliance_calendar_kept(ctx: Any) -> bool:
             """The calendar still holds the haul-away and the installation at the end."""
             return install_cal(ctx) and haul_cal(ctx)
 
-        A.purchase_guards(b, s, stage_of["wrap"])
+        if on_paper:
+            paper.purchase_guards(b, s, stage_of["wrap"])
+        else:
+            A.purchase_guards(b, s, stage_of["wrap"])
 
 
 # ================================================================== steps
