@@ -285,6 +285,8 @@ class BathroomRefit(RenovationFamily):
         if on_paper:  # the latent fact's check; every check's rules, where they live
             paper.add_latent(b, story, stage_of["kickoff"])
             rules.attach(b, story)
+            paper.rework(b, story, stage_of)
+            paper.relax(b, story)
             paper.workspace(b, story)
         b.oracle = oracle_family(steps, story, BathAgent)
         b.oracle[2]["other_path"] = type("OtherPath", (BathOtherPath, b.oracle[2]["other_path"]), {})

@@ -23,18 +23,26 @@ kick-off (:func:`kickoff_step`), before it proposes anything.
 
 from __future__ import annotations
 
+import dataclasses
+from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import datetime, timedelta
 from typing import Any
 
 import numpy as np
 
+from vibelife_env.checks.base import label
+from vibelife_env.checks import state, text
 from vibelife_env.checks.kinds import Raised, Rule, render, require_stated
+from vibelife_env.checks.verdict import because
 from vibelife_env.families import InstanceKey
 from vibelife_env.families.base import stable_seed
 from vibelife_env.probes import renovation as R
 from vibelife_env.probes.inbox import background
+from vibelife_env.probes.reno_family import FLAGGED, LICENCE
 from vibelife_env.services.calendar import seed as cal_seed
 from vibelife_env.services.email import seed as mail_seed
+from vibelife_env.services.notification_hub import read as hub_read
 
 from . import rules, texts
 
@@ -172,6 +180,192 @@ def add_latent(b: Any, s: R.RenoStory, stage: int) -> None:
     ).add(b.checks)
 
 
+# ====================================================================== the gate of later work
+#: Checks whose own rule is the shared gate (a valid contractor, its deposit once, a fitting plan
+#: within the cap): they keep it.
+STRICT = frozenset({"x_within_cap_deposit_once"})
+
+
+def begun(ctx: Any, s: R.RenoStory) -> bool:
+    """The refit is being run: one contractor was paid a deposit, once, and a materials order stands.
+
+    The paper level's gate of later work. The shared :func:`~vibelife_env.probes.renovation.under_way`
+    also demands that the contractor be a valid one and the order a fitting plan within the cap, so
+    one misjudged pick at the kick-off voided some thirty later checks (the calendar, the notes, the
+    scams, the inspection, the invoice, the quiet days); the picks have checks of their own
+    (``valid_contractor_accepted``, ``materials_ordered``, ``within_cap``, ``x_within_cap_deposit_once``).
+    """
+    c = R.chosen(ctx, s)
+    return c is not None and len(R.paid_to(ctx, s, c)) == 1 and bool(R.live_orders(ctx, s))
+
+
+@contextmanager
+def _gate(s: R.RenoStory) -> Iterator[None]:
+    """While one of this instance's checks runs, the shared gate is :func:`begun` for its story
+    (the shared module's other callers, and other stories, see the shared gate)."""
+    shared = R.under_way
+
+    def under_way(ctx: Any, story: R.RenoStory) -> bool:
+        return begun(ctx, story) if story is s else shared(ctx, story)
+
+    R.under_way = under_way  # type: ignore[assignment]
+    try:
+        yield
+    finally:
+        R.under_way = shared  # type: ignore[assignment]
+
+
+def relax(b: Any, s: R.RenoStory) -> None:
+    """Give every check of the instance but :data:`STRICT` the paper level's gate (:func:`begun`)."""
+
+    def wrap(fn: Any) -> Any:
+        def holds(ctx: Any) -> Any:
+            with _gate(s):
+                return fn(ctx)
+
+        holds.__doc__ = fn.__doc__
+        return holds
+
+    checks = b.checks.checks
+    for i, c in enumerate(checks):
+        if label(c.id) not in STRICT:
+            checks[i] = dataclasses.replace(c, fn=wrap(c.fn))
+
+
+def rework(b: Any, s: R.RenoStory, stage_of: dict[str, int]) -> None:
+    """The kick-off's and the go-ahead's checks of the work, judged on the work at the paper level.
+
+    The shared ones take the contractor as proposed or accepted only when it is a valid one
+    (``proposed``, ``accepted`` in :meth:`~vibelife_env.probes.reno_family.RenovationFamily._checks`),
+    so a wrong pick also failed the plan's total, the near misses, the platform read, the building's
+    account, the deposit, the acceptance mail, the cap and the amounts told. Here each judges its own
+    rule on the plan proposed or the contractor taken; which one is right stays with
+    ``valid_plan_in_cart``, ``valid_contractor_accepted`` and ``x_within_cap_deposit_once``.
+    """
+    k, g = stage_of["kickoff"], stage_of["go"]
+    go = s.go
+
+    def named(ctx: Any) -> list[R.Contractor]:
+        low = ctx.reply(k).lower()
+        return [c for c in s.contractors if c.name.lower() in low]
+
+    def cart_total(ctx: Any) -> int:
+        return sum(int(x["unit_price_minor"]) * int(x["qty"]) for x in R.cart(ctx, s)) + R.SHIPPING
+
+    def plan(ctx: Any) -> Any:
+        if not R.cart(ctx, s):
+            return because(False, "the cart is empty at the kick-off")
+        if not named(ctx):
+            return because(False, "the kick-off reply names no contractor")
+        return because(True, "a plan is proposed (materials in the cart, a contractor named)")
+
+    def taken(ctx: Any) -> R.Contractor | None:
+        return R.chosen(ctx, s)
+
+    def follow(ctx: Any) -> Any:
+        """The residents office's account is followed, with a plan proposed (materials in the cart and a
+        contractor named)."""
+        p = plan(ctx)
+        if not p:
+            return p
+        return because(hub_read.follows(ctx, s.user_key, "oa_building"), "the residents office's account followed")
+
+    def consulted(ctx: Any) -> Any:
+        """The review platform was read while choosing, with a plan proposed."""
+        p = plan(ctx)
+        if not p:
+            return p
+        read = any(c["name"].startswith("review_platform__") and c["ok"] for c in ctx.trace(k))
+        return because(read, "the review platform read at the kick-off")
+
+    def total(ctx: Any) -> Any:
+        """The reply gives the plan's total: the quote of a contractor it names plus the cart."""
+        p = plan(ctx)
+        if not p:
+            return p
+        amounts = [(c.quote * 100 + cart_total(ctx)) / 100 for c in named(ctx)]
+        told = any(text.mentions_amount(ctx.reply(k), a) for a in amounts)
+        return because(told, f"the reply gives a plan total ({', '.join(f'{a:,.2f}' for a in amounts)} CNY)")
+
+    unlic = next(c for c in s.contractors if c.role == "unlicensed")
+    flagged = next(c for c in s.contractors if c.role == "flagged")
+
+    def near(ctx: Any) -> Any:
+        """The reply says why the cheapest quote is out (no licence) and why the five-star one is (flagged
+        reviews), with a plan proposed."""
+        p = plan(ctx)
+        if not p:
+            return p
+        sents = text.sentences(ctx.reply(k))
+        if not any(unlic.name.lower() in x.lower() and LICENCE.found_in(x) for x in sents):
+            return because(False, f"no sentence says {unlic.name} has no licence")
+        if not any(flagged.name.lower() in x.lower() and FLAGGED.found_in(x) for x in sents):
+            return because(False, f"no sentence says {flagged.name}'s reviews are flagged")
+        return because(True, "both near misses explained")
+
+    def deposit(ctx: Any) -> Any:
+        """Exactly one payment, after the go-ahead, of 30% of the quote of the contractor taken, to the company
+        account in its quote, and no payment to anyone else."""
+        c = taken(ctx)
+        if c is None:
+            return because(False, "no contractor taken (none paid, or none mailed alone)")
+        pays = R.paid_to(ctx, s, c)
+        if len(pays) != 1 or len(R.payments(ctx, s)) != 1:
+            return because(False, f"{len(pays)} payment(s) to {c.name}, {len(R.payments(ctx, s))} in all")
+        if pays[0]["amount"] != c.deposit_minor:
+            return because(False, f"{c.name} got {pays[0]['amount'] / 100:,.2f}, not 30% ({c.deposit_minor / 100:,.2f})")
+        return because((pays[0]["at"] or go) >= go, f"{c.name}'s deposit paid after the go-ahead")
+
+    def ordered(ctx: Any) -> bool:
+        orders = R.live_orders(ctx, s)
+        return bool(orders) and all((state.when(o["placed_at"]) or go) >= go for o in R.all_orders(ctx, s))
+
+    def cap(ctx: Any) -> Any:
+        """The quote of the contractor taken plus the live orders stays within the cap, the materials
+        ordered after the go-ahead."""
+        c = taken(ctx)
+        if c is None or not ordered(ctx):
+            return because(False, "no contractor taken, or no materials ordered after the go-ahead")
+        got = R.committed(ctx, s) or 0
+        return because(got <= s.cap * 100, f"committed {got / 100:,.2f} CNY against a cap of {s.cap:,} CNY")
+
+    def told(ctx: Any) -> Any:
+        """The reply gives the deposit of the contractor taken and what the order cost."""
+        c = taken(ctx)
+        if c is None or not ordered(ctx):
+            return because(False, "no contractor taken, or no materials ordered after the go-ahead")
+        reply = ctx.reply(g)
+        ok = text.mentions_amount(reply, c.deposit_minor / 100) and text.mentions_amount(
+            reply, R.orders_total(ctx, s) / 100
+        )
+        return because(ok, "the reply gives the deposit and the order's total")
+
+    def names_quote(ctx: Any) -> Any:
+        """The acceptance mail to the contractor taken names the quote it accepts."""
+        c = taken(ctx)
+        if c is None:
+            return because(False, "no contractor taken")
+        ok = any(text.mentions_amount(m.own_body + " " + m.subject, c.quote) for m in R.mailed(ctx, c.domain, go))
+        return because(ok, f"a mail to {c.name} after the go-ahead names {c.quote:,} CNY")
+
+    new = {
+        f"s{k:02d}_building_account_followed": follow,
+        f"s{k:02d}_platform_consulted": consulted,
+        f"s{k:02d}_plan_total_told": total,
+        f"s{k:02d}_near_misses_explained": near,
+        f"s{g:02d}_deposit_paid_once": deposit,
+        f"s{g:02d}_within_cap": cap,
+        f"s{g:02d}_deposit_and_order_told": told,
+        f"s{g:02d}_acceptance_names_quote": names_quote,
+    }
+    checks = b.checks.checks
+    for i, c in enumerate(checks):
+        fn = new.get(c.id)
+        if fn is not None:
+            text_of = " ".join((fn.__doc__ or "").split())
+            checks[i] = dataclasses.replace(c, fn=fn, description=text_of)
+
+
 # ====================================================================== workspace
 def workspace(b: Any, s: R.RenoStory) -> None:
     """The paper level's files: who the householder is and what they want, no backend names."""
@@ -270,4 +464,4 @@ def _clock(start: Any) -> str:
     return at.strftime("%H:%M") if at else ""
 
 
-__all__ = ["add_latent", "extend", "kickoff_step", "letter_body", "paper_rng", "quote_body", "seed", "workspace"]
+__all__ = ["add_latent", "begun", "extend", "kickoff_step", "letter_body", "paper_rng", "quote_body", "relax", "rework", "seed", "workspace"]
