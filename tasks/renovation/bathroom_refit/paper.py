@@ -31,8 +31,8 @@ from typing import Any
 
 import numpy as np
 
-from vibelife_env.checks.base import label
 from vibelife_env.checks import state, text
+from vibelife_env.checks.base import label
 from vibelife_env.checks.kinds import Raised, Rule, render, require_stated
 from vibelife_env.checks.verdict import because
 from vibelife_env.families import InstanceKey
@@ -82,7 +82,7 @@ def extend(s: R.RenoStory, rng: np.random.Generator) -> None:
             sizes.append(cat.hi + int(rng.integers(30, 40)))
         makers = [str(m) for m in rng.permutation(MAKERS[cat.key])]
         for j, size in enumerate(sizes):
-            price = int(round(cheapest * float(rng.uniform(0.78, 1.12)) / 100)) * 100
+            price = round(cheapest * float(rng.uniform(0.78, 1.12)) / 100) * 100
             code = f"{cat.key[:2].upper()}{int(rng.integers(100, 999))}"
             title = f"{makers[j]} {code} {cat.en}, {cat.label} {size} {cat.unit}"
             ids = (f"prd_{cat.key}_d{j}", f"sku_{cat.key}_d{j}")
@@ -212,7 +212,7 @@ def _gate(s: R.RenoStory) -> Iterator[None]:
     try:
         yield
     finally:
-        R.under_way = shared  # type: ignore[assignment]
+        R.under_way = shared
 
 
 def relax(b: Any, s: R.RenoStory) -> None:
@@ -313,7 +313,9 @@ def rework(b: Any, s: R.RenoStory, stage_of: dict[str, int]) -> None:
         if len(pays) != 1 or len(R.payments(ctx, s)) != 1:
             return because(False, f"{len(pays)} payment(s) to {c.name}, {len(R.payments(ctx, s))} in all")
         if pays[0]["amount"] != c.deposit_minor:
-            return because(False, f"{c.name} got {pays[0]['amount'] / 100:,.2f}, not 30% ({c.deposit_minor / 100:,.2f})")
+            return because(
+                False, f"{c.name} got {pays[0]['amount'] / 100:,.2f}, not 30% ({c.deposit_minor / 100:,.2f})"
+            )
         return because((pays[0]["at"] or go) >= go, f"{c.name}'s deposit paid after the go-ahead")
 
     def ordered(ctx: Any) -> bool:
@@ -464,4 +466,16 @@ def _clock(start: Any) -> str:
     return at.strftime("%H:%M") if at else ""
 
 
-__all__ = ["add_latent", "begun", "extend", "kickoff_step", "letter_body", "paper_rng", "quote_body", "relax", "rework", "seed", "workspace"]
+__all__ = [
+    "add_latent",
+    "begun",
+    "extend",
+    "kickoff_step",
+    "letter_body",
+    "paper_rng",
+    "quote_body",
+    "relax",
+    "rework",
+    "seed",
+    "workspace",
+]
