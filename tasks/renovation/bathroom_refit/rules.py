@@ -104,7 +104,16 @@ LABELS: dict[str, tuple[str, ...]] = {
     "platform_consulted": ("listing", "choose"),
     "plumber_day_told": ("plumber_after",),
     "reinspection_booked": ("reinspect", "calendar"),
-    "user_told_what_to_fix": ("reinspect",),
+    "user_told_what_to_fix": ("reinspect", "report"),
+    "deposit_and_order_told": ("amounts",),
+    "delivery_date_told": ("report",),
+    "demolition_date_told": ("report",),
+    "deposit_status_told": ("paid_twice", "report"),
+    "noise_ban_told": ("ban", "report"),
+    "shutoff_told": ("shutoff", "report"),
+    "slip_told": ("plumber_after", "report"),
+    "stock_out_told": ("cart_changes", "report"),
+    "tiling_day_told": ("tiler_moves", "report"),
     "valid_contractor_accepted": ("ask", "choose", "listing"),
     "valid_plan_in_cart": ("choose", "listing", "cap", *MATERIALS),
     "within_cap": ("cap",),
@@ -143,18 +152,9 @@ LABELS: dict[str, tuple[str, ...]] = {
 REQUEST_ONLY = frozenset(
     {
         "arrival_told",
-        "delivery_date_told",
-        "demolition_date_told",
         "demolition_time_told",
-        "deposit_and_order_told",
         "deposit_confirmed",
         "plan_total_told",
-        "deposit_status_told",
-        "noise_ban_told",
-        "shutoff_told",
-        "slip_told",
-        "stock_out_told",
-        "tiling_day_told",
     }
 )
 

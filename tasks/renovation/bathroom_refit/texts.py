@@ -74,9 +74,9 @@ def building(s: R.RenoStory) -> dict[str, str]:
             f"立管停水须至少提前 48 小时发邮件（{B.BUILDING_OFFICE}）通知本办公室，写明日期和时段，以便我们张贴通知告知邻居。",
         ),
         "follow": s.say(
-            "Residents with works under way must follow the Residents Office account on the notification app and stay "
-            "subscribed until the works are finished.",
-            "正在装修的住户须关注通知应用上的“物业办公室”公众号，并在施工结束前保持关注。",
+            "Residents with works under way must follow the Residents Office account on the notification app (its ID "
+            "there is oa_building) and stay subscribed until the works are finished.",
+            "正在装修的住户须关注通知应用上的“物业办公室”公众号（ID：oa_building），并在施工结束前保持关注。",
         ),
     }
 
@@ -230,6 +230,21 @@ def person(s: R.RenoStory) -> dict[str, tuple[str, str]]:
             s.say(
                 "When nothing needs me, a short reply (or none) is best.",
                 "没什么事需要我的时候，回一句就好（不回也行）。",
+            ),
+            "AGENTS.md",
+        ),
+        "amounts": (
+            s.say(
+                "When you commit money, tell me the amounts: the deposit and the order total.",
+                "花钱的时候告诉我金额：定金和订单总额。",
+            ),
+            "AGENTS.md",
+        ),
+        "report": (
+            s.say(
+                "When you book something, or something ships, moves, fails or sells out, tell me the date or what "
+                "changed, and what you did about it.",
+                "你预订了什么，或者有东西发货、改期、不合格、售罄时，告诉我日期或变化，以及你是怎么处理的。",
             ),
             "AGENTS.md",
         ),
