@@ -19,6 +19,10 @@ paper level, from a generator of its own (:func:`paper_rng`, so the guided draws
 
 The oracle reads what it acts on: the rule mails, a quote and the plumber's morning at the
 kick-off (:func:`kickoff_step`), before it proposes anything.
+
+Later work is gated on the work, not on the pick (:func:`begun`, :func:`relax`, :func:`rework`): a
+contractor paid its deposit once and a materials order standing, whichever contractor and models
+they are; which ones are right is judged by the choice's own checks.
 """
 
 from __future__ import annotations
