@@ -16,7 +16,7 @@ from vibelife_env.checks.context import CheckContext, EpisodeRecord
 from vibelife_env.probes import bathroom as B
 from vibelife_env.probes import renovation as R
 
-F = FamilyHarness("VibeLife-renovation-bathroom-refit-v0")
+F = FamilyHarness("VibeLife-renovation-bathroom-refit-v0", level="guided")
 
 
 def _probe(story: Any, cls: type) -> Any:

@@ -20,6 +20,15 @@ deposit once, materials ordered, the strip-out in an offered slot inside the qui
 delivery in the calendar, questions answered from the services, notes and the final figures) is
 the renovation one (:mod:`vibelife_env.probes.reno_family`, shared with the kitchen family), given
 this story's catalogue, mails, workspace rules and events.
+
+Two levels (``gym.make(..., level="guided" | "paper")``), one story per seed: ``guided`` states
+every rule a check enforces in USER.md, RENOVATION.md, BUILDING.md and AGENTS.md, as a checklist;
+``paper`` (the default, :mod:`.paper`) keeps in the workspace what the householder tells an
+assistant and puts the domain rules in the quotes' terms, the residents office's, the district
+housing office's, the tiler's, the plumber's, the courier's, the shop's and the review site's mails,
+adds decoy models that fail on their sizes, plants a latent fact (an appointment across town over
+the plumber's visit), and makes the mailbox lived in; every check records its rules and where they
+live (:mod:`.rules`).
 """
 
 from __future__ import annotations
@@ -41,12 +50,15 @@ from vibelife_env.probes.agent import oracle_family
 from vibelife_env.probes.base import Slot, add_stages, shared_slots, stage_groups, stage_index
 from vibelife_env.probes.events import turn
 from vibelife_env.probes.reno_family import RenoAgent, RenoOtherPath, RenovationFamily, quiet
+from vibelife_env.probes.reno_family import kickoff as reno_kickoff
 from vibelife_env.services.banking import seed as bank_seed
 from vibelife_env.services.calendar import seed as cal_seed
 from vibelife_env.services.email import seed as mail_seed
 from vibelife_env.services.notion import seed as notion_seed
 from vibelife_env.services.sql import insert
 from vibelife_env.task.loader import Task
+
+from . import paper, rules
 
 FIRST = ["Wei", "Na", "Jie", "Min", "Hao", "Lan", "Yu", "Ting", "Qiang", "Fang", "Lei", "Xin", "Rui", "Jun", "Mei"]
 SURNAMES = ["Li", "Wang", "Zhang", "Liu", "Chen", "Yang", "Zhao", "Huang", "Zhou", "Wu", "Xu", "Sun", "Ma"]
@@ -132,6 +144,7 @@ class BathroomRefit(RenovationFamily):
     headline = "{name} refits the bathroom"
     agent = BathAgent
     other_path = BathOtherPath
+    levels = ("guided", "paper")
 
     # ================================================================ story
     def story(self, rng: np.random.Generator, probes: list[R.RenoProbe]) -> R.RenoStory:
@@ -241,24 +254,40 @@ class BathroomRefit(RenovationFamily):
         probes = self._probes(rng)
         story = self.story(rng, probes)
         story.extras["probes"] = probes
+        on_paper = key.level == "paper"
+        prng = paper.paper_rng(key) if on_paper else None
+        if prng is not None:  # the same story; the paper level's own draws come from its own generator
+            story.extras["level"] = "paper"
+            paper.extend(story, prng)
         b = TaskBuilder(
             self.root,
-            f"bathroom_refit-{key}",
+            f"bathroom_refit-{key.label}",
             self.domain,
             f"{story.name} refits the bathroom",
             "Asia/Shanghai",
             story.name,
         )
         self._ready(b, story, probes)
+        if prng is not None:  # rules in their mails, a lived-in inbox, the latent fact
+            paper.seed(b, story, prng)
         placed = self._probe_slots(probes, story)
         for p in probes:
             p.setup(b, story)
         groups = stage_groups(self._skeleton(b, story, rng, probes) + placed)
         stage_of = stage_index(groups)
         steps = add_stages(b, groups)
+        if on_paper:  # the oracle reads the rule mails, a quote and the plumber's morning first
+            story.extras["initial_files"] = {}  # filled in place once the workspace is written
+            steps["kickoff"] = [paper.kickoff_step if f is reno_kickoff else f for f in steps["kickoff"]]
         self._checks(b, story, stage_of, shared_slots(groups))
         for p in probes:
             p.add_checks(b, story, stage_of)
+        if on_paper:  # the latent fact's check; every check's rules, where they live
+            paper.add_latent(b, story, stage_of["kickoff"])
+            rules.attach(b, story)
+            paper.rework(b, story, stage_of)
+            paper.relax(b, story)
+            paper.workspace(b, story)
         b.oracle = oracle_family(steps, story, BathAgent)
         b.oracle[2]["other_path"] = type("OtherPath", (BathOtherPath, b.oracle[2]["other_path"]), {})
         first_stage = lambda p: min(stage_of[k] for k in p.slot_keys)  # noqa: E731
@@ -279,6 +308,8 @@ class BathroomRefit(RenovationFamily):
             story.lang,
             (story.end - story.kickoff.date()).days,
         )
+        if on_paper:  # the paper oracle reads the rule mails and a quote first
+            return b.task(max_tool_calls_per_turn=80, max_tool_calls_per_episode=2000), profile
         return b.task(max_tool_calls_per_turn=40, max_tool_calls_per_episode=900), profile
 
     def _ready(self, b: TaskBuilder, story: R.RenoStory, probes: list[R.RenoProbe]) -> None:
@@ -334,10 +365,10 @@ class BathroomRefit(RenovationFamily):
                 ),
             ),
         ]
+        on_paper = s.extras.get("level") == "paper"
         for mid, (en_subj, zh_subj), sender, (en, zh) in letters:
-            inbox.append(
-                mail_seed.message(mid, s.say(en_subj, zh_subj), sender, s.email, sent_at, s.say(en, zh), read=True)
-            )
+            body = paper.letter_body(s, mid, s.say(en, zh)) if on_paper else s.say(en, zh)
+            inbox.append(mail_seed.message(mid, s.say(en_subj, zh_subj), sender, s.email, sent_at, body, read=True))
         b.seed("email", "\n".join([mail_seed.mailbox(s.email, s.name), *inbox]))
         self._seed_calendar(b, s)
         self._seed_shop(b, s)
@@ -362,7 +393,8 @@ class BathroomRefit(RenovationFamily):
             ),
         )
         b.use("delivery_logistics")
-        self._workspace(b, s)
+        if not on_paper:  # the paper level writes its workspace once every check has its rules
+            self._workspace(b, s)
 
     def _quote(self, s: R.RenoStory, c: R.Contractor, at: datetime) -> str:
         dep = R.money(c.deposit_minor)
@@ -373,6 +405,8 @@ class BathroomRefit(RenovationFamily):
             f"{s.name}您好：\n\n{c.name}卫生间翻新全包报价 {c.quote:,} 元：拆除旧瓷砖和洁具、防水、贴砖、安装浴室柜、马桶和淋浴。"
             f"签约定金 30%（{dep} 元），请转入公司账户 {c.account}（{c.name}），余款完工后结清。如接受请回复。\n\n{c.name}",
         )
+        if s.extras.get("level") == "paper":
+            body = paper.quote_body(s, c, body)
         return mail_seed.message(
             c.mail_id,
             s.say(f"Bathroom quote - {c.name}", f"卫生间报价 - {c.name}"),
