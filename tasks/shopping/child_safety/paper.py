@@ -96,7 +96,10 @@ KINDS: list[tuple[str, ...]] = [
 ]
 NOTICE = "sales suspended: the buckle may open under load; owners get a free fix."
 FAULTS = [
-    ("Our {code} broke within a month: the {fault} came loose twice.", "我们的 {code} 一个月内就坏了：{fault}松脱了两次。"),
+    (
+        "Our {code} broke within a month: the {fault} came loose twice.",
+        "我们的 {code} 一个月内就坏了：{fault}松脱了两次。",
+    ),
     ("{code}: {fault} failed after three weeks, a known problem they said.", "{code}：三周后{fault}就坏了，说是通病。"),
     ("Bought the {code} for our baby; the {fault} cracked in week five.", "给宝宝买的 {code}，第五周{fault}就裂了。"),
     ("The {code} is unsafe: the {fault} slips every time.", "{code} 不安全：{fault}每次都会滑脱。"),
@@ -140,7 +143,9 @@ def extend(s: P.PurchaseStory, rng: np.random.Generator, spec: dict[str, Any]) -
             dlo, dhi = row[6]
             step = float(rng.uniform(dlo, dhi))
             sign = 1 if r.op == "min" else -1
-            attrs[r.attr] = float(round(r.value - sign * step if bad else r.value + sign * (0 if rng.random() < 0.3 else step)))
+            attrs[r.attr] = float(
+                round(r.value - sign * step if bad else r.value + sign * (0 if rng.random() < 0.3 else step))
+            )
         if "over_budget" in fails:
             price = (s.budget + int(rng.integers(3, 15)) * 100) * 100
         else:
@@ -245,7 +250,9 @@ def seed(b: Any, s: P.PurchaseStory, rng: np.random.Generator) -> None:
                 "merchant_id": mid,
                 "user_id": f"owner_g{i}",
                 "rating": int(rng.integers(4, 6)),
-                "body": s.say("Friendly technician; the fitting check took an hour.", "技师很友好，安装检查用了一小时。"),
+                "body": s.say(
+                    "Friendly technician; the fitting check took an hour.", "技师很友好，安装检查用了一小时。"
+                ),
                 "image_captions": None,
                 "created_at": (k - timedelta(days=int(rng.integers(3, 60)))).isoformat(),
             }
