@@ -412,14 +412,14 @@ def _clock(stamp: Any) -> datetime | None:
 
 
 def shipped_step(inner: Any) -> Any:
-    """The shipped notice (paper level): the guided step ``inner`` (the delivery in the calendar),
-    then a look at the diary on the courier's day, and any clash raised by name."""
+    """The shipped notice (paper level): a look at the diary on the courier's day first (before a
+    variant's ``inner`` moves the delivery off a clash); then the guided step ``inner`` (the
+    delivery in the calendar), and any clash raised by name."""
 
     def step(agent: Any, event_text: str) -> Any:
         if not agent.fresh():
             return []
         s = agent.story
-        lines = yield from inner(agent, event_text)
         found = yield agent.call("delivery_logistics__list_shipments", user_id=s.user_key)
         ship = found.get("items", []) if isinstance(found, dict) else []
         clashes: list[str] = []
@@ -442,6 +442,7 @@ def shipped_step(inner: Any) -> Any:
                 where = str(e.get("location") or "")
                 if start and end and start < z and end > a and where and not P.DELIVERY.found_in(summary):
                     clashes.append(summary)
+        lines = yield from inner(agent, event_text)
         for name in dict.fromkeys(clashes):
             lines = [
                 *(lines or []),

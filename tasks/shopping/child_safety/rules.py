@@ -131,12 +131,11 @@ def fit_lines(story: P.PurchaseStory) -> list[str]:
     out = []
     for r in story.requirements[1:]:
         if r.attr == "isofix":
-            out.append("Our car has ISOFIX anchors: it must have ISOFIX fit.")
+            out.append("ISOFIX fit (our car has ISOFIX anchors)")
         elif r.attr == "harness5":
-            out.append("It must have a five-point harness.")
+            out.append("a five-point harness")
         else:
-            word = "at least" if r.op == "min" else "at most"
-            out.append(f"{r.label[:1].upper()}{r.label[1:]}: {word} {r.value:g} {r.unit}.")
+            out.append(f"{r.label} {'at least' if r.op == 'min' else 'at most'} {r.value:g} {r.unit}")
     return out
 
 
@@ -147,8 +146,8 @@ def person(story: P.PurchaseStory) -> dict[str, Rule]:
     rules = [
         Rule(
             "wants",
-            f"What it must fit for {child}: " + " ".join(fit_lines(s)) + " The nurse at the clinic mailed us what "
-            "safety certification to look for.",
+            f"What it must have for {child}: " + "; ".join(fit_lines(s)) + ". The nurse at the clinic mailed us "
+            "which safety certification to look for.",
             "SAFETY.md",
         ),
         Rule("budget", f"Budget: at most {s.budget:,} CNY for it, delivery included.", "SAFETY.md"),
