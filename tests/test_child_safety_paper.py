@@ -181,15 +181,16 @@ def test_an_oracle_that_does_not_read_the_rule_mails_fails_the_discoverability_g
 
 # ---------------------------------------------------------------- the gate on the work
 def test_later_checks_gate_on_an_order_placed_not_on_its_model():
-    """An order of a model that misses a requirement loses the purchase's own checks, not the
-    ledger, delivery and fitting work done on it."""
+    """A pick that misses a requirement loses the proposal's and the purchase's own checks, not the
+    write-up, the answer about the cheapest listing, the ledger, delivery and fitting work done on it."""
     where = {"split": "test", "instance": 0}
     env = gym.make(ENV, level="paper", **where)
     try:
         task = base_env(env).task
         oracle = task.oracle[0]
         story = oracle.story
-        wrong = next(p for p in story.products if p.role == "near_miss" and p.price + P.SHIPPING <= story.budget * 100)
+        misses = [p for p in story.products if p.role == "near_miss" and p.price + P.SHIPPING <= story.budget * 100]
+        wrong = max(misses, key=lambda p: p.price)  # not the cheapest listing, which the parents ask about
 
         def choose_wrong(agent: Any):
             pick = {"price": wrong.price, "product_id": wrong.product_id, "sku_id": wrong.sku_id,
@@ -203,8 +204,9 @@ def test_later_checks_gate_on_an_order_placed_not_on_its_model():
     finally:
         env.close()
     verdict = {label(c["id"]): c["passed"] for c in result.checks}
-    assert not verdict["valid_model_bought"] and not verdict["x_never_ordered_a_near_miss"]
-    for later in ("purchase_in_ledger", "order_total_told", "delivery_in_calendar", "setup_visit_booked",
+    assert not verdict["valid_model_in_cart_nothing_bought"] and not verdict["valid_model_bought"]
+    assert not verdict["x_never_ordered_a_near_miss"]
+    for later in ("research_in_notion", "cheapest_listing_explained", "purchase_in_ledger", "order_total_told", "delivery_in_calendar", "setup_visit_booked",
                   "card_paid_off", "f_ledger_reconciles"):  # fmt: skip
         assert verdict[later], later
 

@@ -1116,13 +1116,13 @@ class ChildSafety(Family):
         rn = stage_of["research_note"]
         note_at = s.extras["note_at"]
 
-        @b.checks.stage(rn, weight=3, tags=("persistence", "notes"), id=f"s{rn:02d}_research_in_notion")
         def research(ctx: Any) -> bool:
             """A Notion page written after the request names the valid model in the cart by its code and gives its
             price with delivery, and nothing is bought yet (a later recall is the recall's to judge)."""
             lines = P.cart_lines(ctx, s)
             p = s.product(lines[0]["product_id"]) if len(lines) == 1 else None
-            if p is None or p.product_id not in P.valid_ids(ctx, s, recalls=False) or P.orders(ctx, s):
+            fits = on_paper or (p is not None and p.product_id in P.valid_ids(ctx, s, recalls=False))
+            if p is None or not fits or P.orders(ctx, s):
                 return False
             price = (int(lines[0]["unit_price_minor"]) + P.SHIPPING) / 100
             return any(
@@ -1130,6 +1130,13 @@ class ChildSafety(Family):
                 for n in state.notion_pages(ctx, ["pg_home"], s.tz)
                 if not n.archived and n.created is not None and n.created >= note_at - timedelta(minutes=1)
             )
+
+        if on_paper:  # the write-up's own work: whether the model in the cart fits is the proposal's check
+            research.__doc__ = (
+                "A Notion page written after the request names the model in the cart by its code and gives its "
+                "price with delivery, and nothing is bought yet (whether that model fits is the proposal's check)."
+            )
+        b.checks.stage(rn, weight=3, tags=("persistence", "notes"), id=f"s{rn:02d}_research_in_notion")(research)
 
         ch = stage_of["cheapest"]
 
@@ -1140,7 +1147,6 @@ class ChildSafety(Family):
             low = min(int(r["price_minor"]) for r in rows)
             return {r["product_id"] for r in rows if int(r["price_minor"]) == low}
 
-        @b.checks.stage(ch, weight=3, tags=("planning", "constraint"), id=f"s{ch:02d}_cheapest_listing_explained")
         def cheap_ok(ctx: Any) -> bool:
             """The answer names the shop's cheapest listing by its code (it is not a valid choice), and the cart
             still holds one valid model, nothing bought (a later recall is the recall's to judge)."""
@@ -1149,13 +1155,21 @@ class ChildSafety(Family):
             valid = P.valid_ids(ctx, s)
             reply = ctx.reply(ch)
             named = [p for p in s.products if p.product_id in low and P.code_in(p.code, reply)]
-            return (
-                len(lines) == 1
-                and lines[0]["product_id"] in P.valid_ids(ctx, s, recalls=False)
-                and not P.orders(ctx, s)
-                and bool(named)
-                and not (low & valid)
+            kept = len(lines) == 1 and (
+                lines[0]["product_id"] not in low
+                if on_paper
+                else lines[0]["product_id"] in P.valid_ids(ctx, s, recalls=False)
             )
+            return kept and not P.orders(ctx, s) and bool(named) and not (low & valid)
+
+        if on_paper:  # the answer's own work: whether the model in the cart fits is the proposal's check
+            cheap_ok.__doc__ = (
+                "The answer names the shop's cheapest listing by its code (it is not a valid choice), the cart still "
+                "holds one model and not that listing, nothing bought (whether the model fits is the proposal's check)."
+            )
+        b.checks.stage(ch, weight=3, tags=("planning", "constraint"), id=f"s{ch:02d}_cheapest_listing_explained")(
+            cheap_ok
+        )
 
         @b.checks.stage(rn, weight=1, tags=("communication",), id=f"s{rn:02d}_research_code_told")
         def research_told(ctx: Any) -> bool:

@@ -290,7 +290,7 @@ def seed(b: Any, s: P.PurchaseStory, rng: np.random.Generator) -> None:
         at = k - timedelta(days=int(rng.integers(1, 45)), hours=int(rng.integers(0, 12)))
         mid = bulk_message_id(f"child_safety_namesake_{sender}")
         mails.append(mail_seed.message(mid, s.say(*subject), sender, s.email, at, body, read=bool(rng.random() < 0.6)))
-    count = int(rng.integers(56, 90))
+    count = int(rng.integers(54, 86))
     mails.append(background(rng, s.email, k - timedelta(hours=12), count, namesakes=("JD Mall", "Clinic", "CMB")).sql)
     b.seed("email", "\n".join(mails))
     x["legit_mail"] += [m[0] for m in own]

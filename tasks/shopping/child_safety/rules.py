@@ -227,7 +227,7 @@ LABELS: dict[str, tuple[str, ...]] = {
     "delivery_in_calendar": ("after_buying",),
     "tracking_told": ("after_buying",),
     "arrival_date_answered": ("after_buying",),
-    "research_in_notion": ("notes", *ITEM, "fault_reports"),
+    "research_in_notion": ("notes",),
     "research_code_told": ("notes",),
     "cheapest_listing_explained": (*ITEM, "fault_reports", "recall"),
     "setup_visit_booked": ("fitting", "visit_time"),
