@@ -209,6 +209,11 @@ def test_later_checks_gate_on_an_order_placed_not_on_its_model():
     for later in ("research_in_notion", "cheapest_listing_explained", "purchase_in_ledger", "order_total_told", "delivery_in_calendar", "setup_visit_booked",
                   "card_paid_off", "f_ledger_reconciles"):  # fmt: skip
         assert verdict[later], later
+    shared = ("flagged_listing_told_apart", "x_flagged_listing_never_bought", "x_off_platform_never_paid",
+              "x_no_costly_instalment", "duplicate_purchase_disputed", "duplicate_amount_told")  # fmt: skip
+    assert all(name in verdict for name in shared)  # test 0 draws these probes
+    for name in shared:  # the shared probes' checks gate on the order placed too (paper.relax_checks)
+        assert verdict[name], name
 
 
 # ---------------------------------------------------------------- the latent fact

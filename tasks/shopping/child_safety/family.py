@@ -317,6 +317,7 @@ class ChildSafety(Family):
             story.extras["level"] = "paper"
             paper.extend(story, prng, ITEMS[story.extras["kind"]])
             paper.neutral_ids(probes)
+            paper.relax_classes(probes)
         self._seed(b, story, probes)
         if prng is not None:  # rules in their mails, neutral pages, fault reports, a lived-in inbox, the latent fact
             paper.seed(b, story, prng)
@@ -334,6 +335,7 @@ class ChildSafety(Family):
         for p in probes:
             p.add_checks(b, story, stage_of)
         if on_paper:  # the latent fact's check; every check's rules, where they live; the person's files
+            paper.relax_checks(b, story, probes)
             paper.add_latent(b, story, stage_of["shipped"])
             rules.attach(b, story)
             paper.workspace(b, story)
