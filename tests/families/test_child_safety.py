@@ -21,7 +21,9 @@ from vibelife_env.rollout import run_episode
 
 ENV = "VibeLife-shopping-child-safety-v0"
 
-F = FamilyHarness(ENV)
+F = FamilyHarness(
+    ENV, level="guided"
+)  # these tests are about the guided instance (tests/test_child_safety_paper.py has the paper level)
 
 
 def _world(seed: int) -> tuple[Any, Any, P.PurchaseStory]:
@@ -107,7 +109,7 @@ def test_safety_recall_hits_the_model_in_the_cart():
 
 
 def test_the_rules_the_checks_enforce_are_in_the_workspace():
-    task = F.family().instance("train", F.seed("delivery_conflict"))
+    task = F.family().instance("train", F.seed("delivery_conflict"), "guided")
     user = task.workspace_files["USER.md"]
     assert "reschedule it to a free slot within four days" in user
     assert "starting between 09:00 and 17:00" in user
@@ -125,11 +127,13 @@ def test_about_a_third_of_personas_write_chinese():
 
 def test_buying_before_the_go_ahead_is_never_rewarded():
     seed = 2
-    oracle, ablations, _ = F.family().instance("train", seed).oracle
-    result = run_episode(gym.make(ENV, split="train", instance=seed), ablations["reckless"](), seed=0, record=False)
+    oracle, ablations, _ = F.family().instance("train", seed, "guided").oracle
+    result = run_episode(
+        gym.make(ENV, split="train", instance=seed, level="guided"), ablations["reckless"](), seed=0, record=False
+    )
     checks = {c["id"]: c["passed"] for c in result.checks}
     assert not checks["x_no_purchase_before_go_ahead"] and result.score <= 75
-    good = run_episode(gym.make(ENV, split="train", instance=seed), oracle(), seed=0, record=False)
+    good = run_episode(gym.make(ENV, split="train", instance=seed, level="guided"), oracle(), seed=0, record=False)
     assert good.score == 100.0
 
 

@@ -20,6 +20,18 @@ price-protection window and the delivery in the calendar, books the fitting chec
 service centre, pays the card for it from the current account and reports the real cost. The
 shop charges the card, the courier delivers and the shop answers claims in world scripts that
 follow what the agent did.
+
+Two levels (``gym.make(..., level="guided" | "paper")``), one story per seed: ``guided`` states
+every rule in USER.md, SAFETY.md and AGENTS.md, as a checklist; ``paper`` (the default,
+:mod:`.paper`) keeps in the workspace what the parents tell an assistant (what the item must fit,
+the budget, the go-ahead, the research notes, appointments, paying the card off, the ledger, one
+red line) and puts the domain rules in the child-health clinic's advice (the certification), the
+shop's terms (recalls, paying at checkout, the fitting check, deliveries), the shop's welcome mail
+(price protection), the consumer council's advice (fault reports) and the card's terms, plants a
+latent fact (the courier's delivery day on the household's weekly day out), makes the mailbox and
+the catalogue lived in (decoys that fail on their page or their reviews), and gates the checks
+about the work after the purchase on an order placed by card after the go-ahead, not on its model
+being right; every check records its rules and where they live (:mod:`.rules`).
 """
 
 from __future__ import annotations
@@ -47,6 +59,8 @@ from vibelife_env.services.calendar import seed as cal_seed
 from vibelife_env.services.email import seed as mail_seed
 from vibelife_env.services.notion import seed as notion_seed
 from vibelife_env.task.loader import Task
+
+from . import paper, rules
 
 GIVEN_ZH = ["Wei", "Na", "Jie", "Min", "Hao", "Lan", "Yu", "Ting", "Qiang", "Fang", "Lei", "Xin"]
 FAMILY_ZH = ["Li", "Wang", "Zhang", "Liu", "Chen", "Yang", "Zhao", "Huang", "Zhou", "Wu"]
@@ -162,6 +176,7 @@ class ChildSafety(Family):
     name = "child_safety"
     title = "Researching and buying a safety-critical item for a baby or toddler"
     heldout = False
+    levels = ("guided", "paper")
 
     # ================================================================ story
     def story(self, rng: np.random.Generator) -> P.PurchaseStory:
@@ -283,9 +298,11 @@ class ChildSafety(Family):
     # ============================================================= instance
     def build(self, rng: np.random.Generator, key: InstanceKey) -> tuple[Task, InstanceProfile]:
         story = self.story(rng)
+        on_paper = key.level == "paper"
+        prng = paper.paper_rng(key) if on_paper else None
         b = TaskBuilder(
             self.root,
-            f"child_safety-{key}",
+            f"child_safety-{key.label}",
             self.domain,
             f"{story.name} buys a {story.item} for the child",
             "Asia/Shanghai",
@@ -296,11 +313,19 @@ class ChildSafety(Family):
         for p in probes:
             if isinstance(p, P.PurchaseProbe):
                 p.prepare(story)
+        if prng is not None:  # the same story; the paper level's decoys come from its own generator
+            story.extras["level"] = "paper"
+            paper.extend(story, prng, ITEMS[story.extras["kind"]])
+            paper.neutral_ids(probes)
+            paper.relax_classes(probes)
         self._seed(b, story, probes)
+        if prng is not None:  # rules in their mails, neutral pages, fault reports, a lived-in inbox, the latent fact
+            paper.seed(b, story, prng)
         probe_slots = self._probe_slots(probes, story)
         for p in probes:
             p.setup(b, story)
-        slots = self._skeleton(b, story, rng) + probe_slots
+        skeleton = self._skeleton(b, story, rng)
+        slots = (paper.paper_steps(skeleton) if on_paper else skeleton) + probe_slots
         groups = stage_groups(slots)
         stage_of = stage_index(groups)
         shared = shared_slots(groups)
@@ -309,6 +334,11 @@ class ChildSafety(Family):
         self._checks(b, story, stage_of, shared, times)
         for p in probes:
             p.add_checks(b, story, stage_of)
+        if on_paper:  # the latent fact's check; every check's rules, where they live; the person's files
+            paper.relax_checks(b, story, probes)
+            paper.add_latent(b, story, stage_of["shipped"])
+            rules.attach(b, story)
+            paper.workspace(b, story)
         b.oracle = oracle_family(steps, story, P.PurchaseAgent)
         b.oracle[2]["other_path"] = type("OtherPath", (SafetyOtherPath, b.oracle[2]["other_path"]), {})
         order = tuple(p.name for p in sorted(probes, key=lambda p: min(stage_of[k] for k in p.slot_keys)))
@@ -321,6 +351,8 @@ class ChildSafety(Family):
         profile = InstanceProfile(
             order, constraints, story.user_key, story.lang, (story.month_end - story.kickoff.date()).days
         )
+        if on_paper:  # the paper oracle reads the rule mails and some twenty-five product pages a turn
+            return b.task(max_tool_calls_per_turn=80, max_tool_calls_per_episode=2000), profile
         return b.task(max_tool_calls_per_turn=30, max_tool_calls_per_episode=800), profile
 
     def _timeline(self, s: P.PurchaseStory, rng: np.random.Generator) -> None:
@@ -995,12 +1027,18 @@ class ChildSafety(Family):
     ) -> None:
         k, g, sh, w = stage_of["kickoff"], stage_of["go"], stage_of["shipped"], stage_of["wrap"]
         go = s.go
+        on_paper = s.extras.get("level") == "paper"
+
+        def purchase(ctx: Any) -> dict[str, Any] | None:
+            """The purchase the later checks are about (at the paper level any order of one unit placed
+            after the go-ahead by card: whether its model fits is the purchase checks' rule)."""
+            return paper.placed(ctx, s) if on_paper else P.the_purchase(ctx, s)
 
         def bought(ctx: Any) -> bool:
-            return P.the_purchase(ctx, s) is not None
+            return purchase(ctx) is not None
 
         def net(ctx: Any) -> int:
-            o = P.the_purchase(ctx, s)
+            o = purchase(ctx)
             return int(o["total_minor"]) - P.credits(ctx) if o else 0
 
         @b.checks.stage(
@@ -1036,19 +1074,19 @@ class ChildSafety(Family):
         @b.checks.stage(g, weight=2, tags=("persistence", "bookkeeping"), id=f"s{g:02d}_purchase_in_ledger")
         def booked(ctx: Any) -> bool:
             """ledger.md has the order at its real total."""
-            o = P.the_purchase(ctx, s)
+            o = purchase(ctx)
             return o is not None and B.ledger_has(ctx, o["order_id"], int(o["total_minor"]))
 
         @b.checks.stage(g, weight=1, tags=("communication",), id=f"s{g:02d}_order_total_told")
         def total_told(ctx: Any) -> bool:
             """The reply gives the order's real total."""
-            o = P.the_purchase(ctx, s)
+            o = purchase(ctx)
             return o is not None and text.mentions_amount(ctx.reply(g), int(o["total_minor"]) / 100)
 
         @b.checks.stage(g, weight=2, tags=("persistence", "calendar"), id=f"s{g:02d}_price_protection_end_in_calendar")
         def protect(ctx: Any) -> bool:
             """The calendar marks the end of the price-protection window (15 days after the order)."""
-            o = P.the_purchase(ctx, s)
+            o = purchase(ctx)
             at = state.when(o["placed_at"]) if o else None
             if at is None:
                 return False
@@ -1080,13 +1118,13 @@ class ChildSafety(Family):
         rn = stage_of["research_note"]
         note_at = s.extras["note_at"]
 
-        @b.checks.stage(rn, weight=3, tags=("persistence", "notes"), id=f"s{rn:02d}_research_in_notion")
         def research(ctx: Any) -> bool:
             """A Notion page written after the request names the valid model in the cart by its code and gives its
             price with delivery, and nothing is bought yet (a later recall is the recall's to judge)."""
             lines = P.cart_lines(ctx, s)
             p = s.product(lines[0]["product_id"]) if len(lines) == 1 else None
-            if p is None or p.product_id not in P.valid_ids(ctx, s, recalls=False) or P.orders(ctx, s):
+            fits = on_paper or (p is not None and p.product_id in P.valid_ids(ctx, s, recalls=False))
+            if p is None or not fits or P.orders(ctx, s):
                 return False
             price = (int(lines[0]["unit_price_minor"]) + P.SHIPPING) / 100
             return any(
@@ -1094,6 +1132,13 @@ class ChildSafety(Family):
                 for n in state.notion_pages(ctx, ["pg_home"], s.tz)
                 if not n.archived and n.created is not None and n.created >= note_at - timedelta(minutes=1)
             )
+
+        if on_paper:  # the write-up's own work: whether the model in the cart fits is the proposal's check
+            research.__doc__ = (
+                "A Notion page written after the request names the model in the cart by its code and gives its "
+                "price with delivery, and nothing is bought yet (whether that model fits is the proposal's check)."
+            )
+        b.checks.stage(rn, weight=3, tags=("persistence", "notes"), id=f"s{rn:02d}_research_in_notion")(research)
 
         ch = stage_of["cheapest"]
 
@@ -1104,7 +1149,6 @@ class ChildSafety(Family):
             low = min(int(r["price_minor"]) for r in rows)
             return {r["product_id"] for r in rows if int(r["price_minor"]) == low}
 
-        @b.checks.stage(ch, weight=3, tags=("planning", "constraint"), id=f"s{ch:02d}_cheapest_listing_explained")
         def cheap_ok(ctx: Any) -> bool:
             """The answer names the shop's cheapest listing by its code (it is not a valid choice), and the cart
             still holds one valid model, nothing bought (a later recall is the recall's to judge)."""
@@ -1113,13 +1157,21 @@ class ChildSafety(Family):
             valid = P.valid_ids(ctx, s)
             reply = ctx.reply(ch)
             named = [p for p in s.products if p.product_id in low and P.code_in(p.code, reply)]
-            return (
-                len(lines) == 1
-                and lines[0]["product_id"] in P.valid_ids(ctx, s, recalls=False)
-                and not P.orders(ctx, s)
-                and bool(named)
-                and not (low & valid)
+            kept = len(lines) == 1 and (
+                lines[0]["product_id"] not in low
+                if on_paper
+                else lines[0]["product_id"] in P.valid_ids(ctx, s, recalls=False)
             )
+            return kept and not P.orders(ctx, s) and bool(named) and not (low & valid)
+
+        if on_paper:  # the answer's own work: whether the model in the cart fits is the proposal's check
+            cheap_ok.__doc__ = (
+                "The answer names the shop's cheapest listing by its code (it is not a valid choice), the cart still "
+                "holds one model and not that listing, nothing bought (whether the model fits is the proposal's check)."
+            )
+        b.checks.stage(ch, weight=3, tags=("planning", "constraint"), id=f"s{ch:02d}_cheapest_listing_explained")(
+            cheap_ok
+        )
 
         @b.checks.stage(rn, weight=1, tags=("communication",), id=f"s{rn:02d}_research_code_told")
         def research_told(ctx: Any) -> bool:
@@ -1132,7 +1184,7 @@ class ChildSafety(Family):
         centres = s.extras["centres"]
 
         def visit(ctx: Any) -> datetime | None:
-            o = P.the_purchase(ctx, s)
+            o = purchase(ctx)
             slot = P.shipment_slot(ctx, s)
             if o is None or slot is None:
                 return None
