@@ -1476,7 +1476,7 @@ class RenovationFamily(Family):
         def x_within_cap_deposit_once(ctx: Any) -> bool:
             """At the end: one valid contractor, its deposit paid exactly once, nothing else paid from the account,
             a fitting plan ordered, and the whole within the cap."""
-            return R.under_way(ctx, s) and len(R.payments(ctx, s)) == 1
+            return R.under_way_strictly(ctx, s) and len(R.payments(ctx, s)) == 1
 
         @b.checks.cross_stage(weight=5, tags=("constraint", "calendar"))
         def x_quiet_hours_kept(ctx: Any) -> bool:

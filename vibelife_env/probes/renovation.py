@@ -355,6 +355,20 @@ def committed(ctx: Any, s: RenoStory) -> int | None:
 
 
 def under_way(ctx: Any, s: RenoStory) -> bool:
+    """The gate of the checks on later work (the calendar, the notes, the scams, the inspection, the
+    invoice, the quiet days): at the guided level :func:`under_way_strictly`; at the paper level
+    :func:`begun`, the work under way whichever contractor and plan were picked (the picks have
+    checks of their own), so one misjudged pick does not void some thirty later checks."""
+    return begun(ctx, s) if s.extras.get("level") == "paper" else under_way_strictly(ctx, s)
+
+
+def begun(ctx: Any, s: RenoStory) -> bool:
+    """The job is being run: one contractor was paid a deposit, once, and a materials order stands."""
+    c = chosen(ctx, s)
+    return c is not None and len(paid_to(ctx, s, c)) == 1 and bool(live_orders(ctx, s))
+
+
+def under_way_strictly(ctx: Any, s: RenoStory) -> bool:
     """The remodel is being run: a valid contractor paid its deposit once, and a valid plan ordered
     within the cap."""
     c = chosen(ctx, s)

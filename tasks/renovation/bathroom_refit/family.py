@@ -286,7 +286,6 @@ class BathroomRefit(RenovationFamily):
             paper.add_latent(b, story, stage_of["kickoff"])
             rules.attach(b, story)
             paper.rework(b, story, stage_of)
-            paper.relax(b, story)
             paper.workspace(b, story)
         b.oracle = oracle_family(steps, story, BathAgent)
         b.oracle[2]["other_path"] = type("OtherPath", (BathOtherPath, b.oracle[2]["other_path"]), {})

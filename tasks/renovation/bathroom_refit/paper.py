@@ -20,7 +20,7 @@ paper level, from a generator of its own (:func:`paper_rng`, so the guided draws
 The oracle reads what it acts on: the rule mails, a quote and the plumber's morning at the
 kick-off (:func:`kickoff_step`), before it proposes anything.
 
-Later work is gated on the work, not on the pick (:func:`begun`, :func:`relax`, :func:`rework`): a
+Later work is gated on the work, not on the pick (the shared gate :func:`~vibelife_env.probes.renovation.under_way` is level-aware; :func:`rework`): a
 contractor paid its deposit once and a materials order standing, whichever contractor and models
 they are; which ones are right is judged by the choice's own checks.
 """
@@ -28,15 +28,12 @@ they are; which ones are right is judged by the choice's own checks.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterator
-from contextlib import contextmanager
 from datetime import datetime, timedelta
 from typing import Any
 
 import numpy as np
 
 from vibelife_env.checks import state, text
-from vibelife_env.checks.base import label
 from vibelife_env.checks.kinds import Raised, Rule, render, require_stated
 from vibelife_env.checks.verdict import because
 from vibelife_env.families import InstanceKey
@@ -185,55 +182,11 @@ def add_latent(b: Any, s: R.RenoStory, stage: int) -> None:
 
 
 # ====================================================================== the gate of later work
-#: Checks whose own rule is the shared gate (a valid contractor, its deposit once, a fitting plan
-#: within the cap): they keep it.
-STRICT = frozenset({"x_within_cap_deposit_once"})
-
-
-def begun(ctx: Any, s: R.RenoStory) -> bool:
-    """The refit is being run: one contractor was paid a deposit, once, and a materials order stands.
-
-    The paper level's gate of later work. The shared :func:`~vibelife_env.probes.renovation.under_way`
-    also demands that the contractor be a valid one and the order a fitting plan within the cap, so
-    one misjudged pick at the kick-off voided some thirty later checks (the calendar, the notes, the
-    scams, the inspection, the invoice, the quiet days); the picks have checks of their own
-    (``valid_contractor_accepted``, ``materials_ordered``, ``within_cap``, ``x_within_cap_deposit_once``).
-    """
-    c = R.chosen(ctx, s)
-    return c is not None and len(R.paid_to(ctx, s, c)) == 1 and bool(R.live_orders(ctx, s))
-
-
-@contextmanager
-def _gate(s: R.RenoStory) -> Iterator[None]:
-    """While one of this instance's checks runs, the shared gate is :func:`begun` for its story
-    (the shared module's other callers, and other stories, see the shared gate)."""
-    shared = R.under_way
-
-    def under_way(ctx: Any, story: R.RenoStory) -> bool:
-        return begun(ctx, story) if story is s else shared(ctx, story)
-
-    R.under_way = under_way  # type: ignore[assignment]
-    try:
-        yield
-    finally:
-        R.under_way = shared
-
-
-def relax(b: Any, s: R.RenoStory) -> None:
-    """Give every check of the instance but :data:`STRICT` the paper level's gate (:func:`begun`)."""
-
-    def wrap(fn: Any) -> Any:
-        def holds(ctx: Any) -> Any:
-            with _gate(s):
-                return fn(ctx)
-
-        holds.__doc__ = fn.__doc__
-        return holds
-
-    checks = b.checks.checks
-    for i, c in enumerate(checks):
-        if label(c.id) not in STRICT:
-            checks[i] = dataclasses.replace(c, fn=wrap(c.fn))
+#: The paper level's gate of later work is the shared one, level-aware: at paper
+#: :func:`~vibelife_env.probes.renovation.under_way` is :func:`~vibelife_env.probes.renovation.begun`
+#: (a contractor paid its deposit once, an order standing), and only ``x_within_cap_deposit_once``
+#: keeps the strict gate (:func:`~vibelife_env.probes.renovation.under_way_strictly`) as its own rule.
+begun = R.begun
 
 
 def rework(b: Any, s: R.RenoStory, stage_of: dict[str, int]) -> None:
@@ -478,7 +431,6 @@ __all__ = [
     "letter_body",
     "paper_rng",
     "quote_body",
-    "relax",
     "rework",
     "seed",
     "workspace",
