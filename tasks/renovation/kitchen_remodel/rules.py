@@ -141,7 +141,7 @@ LABELS: dict[str, tuple[str, ...]] = {
     "delivery_follows_in_calendar": ("delivery", "eta"),
     "slip_told": ("delivery", "plumber_move"),
     "deposit_not_paid_twice": ("paid_check", "bank_record"),
-    "deposit_status_told": ("paid_check",),
+    "deposit_status_told": ("paid_check", "tell"),
     "x_one_review_on_the_contractor": ("one_review",),
     "sold_out_item_replaced": ("swap", "sizes", "cart_changes"),
     "stock_out_told": ("swap",),
@@ -156,9 +156,7 @@ LABELS: dict[str, tuple[str, ...]] = {
     "noise_ban_told": ("demolition",),
 }
 #: Checks that enforce only their own turn's request (a question answered, a thing asked for done).
-REQUEST_ONLY = frozenset(
-    {"plan_total_told", "demolition_time_told", "contractor_reviewed", "t_few_failed_changes"}
-)
+REQUEST_ONLY = frozenset({"plan_total_told", "demolition_time_told", "contractor_reviewed", "t_few_failed_changes"})
 
 
 def table(s: R.RenoStory) -> dict[str, Rule]:

@@ -77,7 +77,9 @@ def quote_terms(s: R.RenoStory) -> dict[str, str]:
             "person.",
             "定金只付一次，通过银行转账付到本报价中的公司账户，绝不收现金，也不转给个人。",
         ),
-        "accept": s.say("To accept, reply to this mail naming the quoted price.", "如接受，请回复本邮件并写明报价金额。"),
+        "accept": s.say(
+            "To accept, reply to this mail naming the quoted price.", "如接受，请回复本邮件并写明报价金额。"
+        ),
         "paid_check": s.say(
             "If we ever write that a payment has not arrived, check your bank first: if it went out, do not pay again, "
             "just reply with the bank's transaction reference and date.",
@@ -249,6 +251,14 @@ def person(s: R.RenoStory) -> dict[str, tuple[str, str]]:
                 "Keep notes in Notion under my page Kitchen remodel: the contractor and the deposit, the order after "
                 "the go-ahead, and a final summary (the contractor and the total committed) when I ask for it.",
                 "在 Notion 里我的“Kitchen remodel”页面下记笔记：开始后记下装修公司和定金、材料订单，我要的时候写一份最终总结（装修公司和承诺总额）。",
+            ),
+            "AGENTS.md",
+        ),
+        "tell": (
+            s.say(
+                "When something changes the plan or someone asks us for money, tell me what happened and what you did, "
+                "with the amounts.",
+                "计划有变或有人找我们要钱时，告诉我发生了什么、你怎么处理的，并说明金额。",
             ),
             "AGENTS.md",
         ),
