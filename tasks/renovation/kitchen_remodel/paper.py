@@ -18,6 +18,12 @@ were):
   with near-namesakes of two contractors, the shop and the courier);
 - **a workspace a person writes** (:func:`workspace`): no ids, field or tool names, no trigger lists.
 
+**Gated on the work, not on an earlier pick** (:func:`relax`): the renovation family's shared gate
+(a *valid* contractor paid once, a *fitting* plan ordered *within the cap*) voids some 40 later
+checks after one early miss; at this level those checks ask that the remodel is being run (a
+contractor taken and paid a deposit, a model of each material ordered), and the pick's own checks
+(the plan, the acceptance, the cap at the end) still judge the pick.
+
 The oracle reads what it acts on: the rule mails, the quote it proposes and the inspection's
 morning at the kick-off (:func:`kickoff_step`); the failed inspection's result mail is read by
 the probe's own step before it books.
@@ -25,12 +31,16 @@ the probe's own step before it books.
 
 from __future__ import annotations
 
+import types
+from dataclasses import replace
 from datetime import timedelta
 from typing import Any
 
 import numpy as np
 
+from vibelife_env.checks.base import label
 from vibelife_env.checks.kinds import Raised, Rule, render, require_stated
+from vibelife_env.checks.verdict import because
 from vibelife_env.families import InstanceKey, InstanceProfile, TaskBuilder
 from vibelife_env.families.base import stable_seed
 from vibelife_env.probes import reno_family as RF
@@ -242,6 +252,150 @@ def add_latent(b: Any, s: R.RenoStory, stage: int, since: int) -> None:
     ).add(b.checks)
 
 
+# ====================================================================== the work's gate
+#: Checks whose own rule is the shared gate's (one valid contractor, its deposit once, a fitting
+#: plan within the cap): they keep it.
+STRICT = frozenset({"x_within_cap_deposit_once"})
+#: Checks whose own rule is "nothing beyond the deposit went to the contractor".
+PAID_ONCE = frozenset({"extra_not_paid_asked", "x_extra_never_paid_unasked"})
+
+
+def started(ctx: Any, s: R.RenoStory) -> bool:
+    """The remodel is being run (the work done, not whether each pick was right): one contractor
+    taken and paid a deposit, and a model of each material ordered."""
+    c = R.chosen(ctx, s)
+    if c is None:
+        return because(False, "no one contractor has been taken (paid a deposit, or alone written to)")
+    if not R.paid_to(ctx, s, c):
+        return because(False, f"no deposit has gone to {c.name}, the contractor taken")
+    got = {it.cat for line in R.ordered_lines(ctx, s) if (it := s.item(line["product_id"])) is not None}
+    missing = [c.en for c in s.cats if c.key not in got]
+    if missing:
+        return because(False, f"the remodel's materials are not all ordered (no {', '.join(missing)})")
+    return because(True, "the remodel is under way (a contractor paid its deposit, the materials ordered)")
+
+
+def paid_once(ctx: Any, s: R.RenoStory) -> bool:
+    """:func:`started`, and the contractor taken was paid exactly its deposit, once."""
+    ok = started(ctx, s)
+    if not ok:
+        return ok
+    c = R.chosen(ctx, s)
+    pays = R.paid_to(ctx, s, c) if c is not None else []
+    if c is None or len(pays) != 1 or pays[0]["amount"] != c.deposit_minor:
+        return because(False, "the contractor taken got more (or other) than its deposit, once")
+    return ok
+
+
+def one_each(s: R.RenoStory, lines: list[dict[str, Any]]) -> bool:
+    """The lines hold one model of each material (whether each fits is the plan's own check)."""
+    got: dict[str, int] = {}
+    for line in lines:
+        it = s.item(line["product_id"])
+        if it is not None:
+            got[it.cat] = got.get(it.cat, 0) + int(line["qty"])
+    if got != {c.key: 1 for c in s.cats}:
+        return because(False, "the cart does not hold a plan (one base cabinet set, one worktop, one hob)")
+    return because(True, "a plan is in the cart")
+
+
+def carted(ctx: Any, s: R.RenoStory) -> bool:
+    """A plan is in the cart (:func:`one_each`)."""
+    return one_each(s, R.cart(ctx, s))
+
+
+def booked(ctx: Any, s: R.RenoStory) -> bool:
+    """One demolition stands in the calendar (whether its slot is allowed is the booking's own check)."""
+    if len(R.demolition_events(ctx, s)) != 1:
+        return because(False, "the calendar does not hold one demolition")
+    return because(True, "one demolition is in the calendar")
+
+
+def taken_after_go(ctx: Any, s: R.RenoStory) -> R.Contractor | None:
+    """The contractor taken, written to after the go-ahead, and no other contractor written to
+    (whether it was a valid pick is the acceptance's own check)."""
+    c = R.chosen(ctx, s)
+    if c is None or any(R.mailed(ctx, x.domain) for x in s.contractors if x.key != c.key):
+        return None
+    return c if R.mailed(ctx, c.domain, s.go) else None
+
+
+def ordered(ctx: Any, s: R.RenoStory) -> bool:
+    """Live orders hold one model of each material (whether each fits is the order's own check)."""
+    return bool(R.live_orders(ctx, s)) and one_each(s, R.ordered_lines(ctx, s))
+
+
+#: Checks that read the acceptance (and the order) only to know whom the deposit, the mail and
+#: the cap are about.
+ACCEPT_READERS = frozenset({"deposit_paid_once", "deposit_and_order_told", "acceptance_names_quote", "within_cap"})
+#: Checks that read the demolition's slot only to know one is booked.
+DEMO_READERS = frozenset({"demolition_date_told", "demolition_time_told", "x_contractor_has_standing_demolition_date"})
+#: Checks that read the proposed plan only to know one is proposed.
+PLAN_READERS = frozenset({"building_account_followed", "platform_consulted"})
+
+
+class _Gated:
+    """The renovation probes' module as a check sees it, with some of its predicates replaced."""
+
+    def __init__(self, **over: Any) -> None:
+        self.__dict__.update(over)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(R, name)
+
+
+def _rebind(fn: Any, names: dict[str, Any], cells: dict[str, Any]) -> Any:
+    """``fn`` with its own calls of the shared predicates ``names`` (as ``R.<name>`` or ``<name>``)
+    and of the closure's helpers ``cells`` going to the given replacements."""
+    if not isinstance(fn, types.FunctionType):
+        return fn
+    code = fn.__code__
+    names = {k: v for k, v in names.items() if k in code.co_names}
+    cells = {k: v for k, v in cells.items() if k in code.co_freevars}
+    if not names and not cells:
+        return fn
+    scope = dict(fn.__globals__)
+    scope.update(names)
+    if "R" in scope:
+        scope["R"] = _Gated(**names)
+    closure = fn.__closure__
+    if cells and closure is not None:
+        closure = tuple(
+            types.CellType(cells[n]) if n in cells else c for n, c in zip(code.co_freevars, closure, strict=True)
+        )
+    out = types.FunctionType(code, scope, fn.__name__, fn.__defaults__, closure)
+    out.__kwdefaults__, out.__doc__ = fn.__kwdefaults__, fn.__doc__
+    return out
+
+
+def relax(b: Any, s: R.RenoStory) -> None:
+    """Gate the checks on the work, not on an earlier pick. The shared gate (a *valid* contractor
+    paid, a *fitting* plan ordered *within the cap*) voids every later check after one early miss;
+    at the paper level each check the skeleton and the probes made asks only that the remodel is
+    being run (:func:`started`), the answers about the demolition that one is booked
+    (:func:`booked`), and the kick-off's and the quiet turns' checks that a plan is in the cart
+    (:func:`carted`). The pick's own checks still judge the pick."""
+    for i, c in enumerate(b.checks.checks):
+        name = label(c.id)
+        if name in STRICT:
+            continue
+        rule = paid_once if name in PAID_ONCE else started
+        names: dict[str, Any] = {"under_way": lambda ctx, _s=None, rule=rule: rule(ctx, s)}
+        cells: dict[str, Any] = {}
+        if name == "nothing_committed_yet" or name.startswith("quiet_"):
+            names["plan_ok"] = one_each
+        if name in DEMO_READERS or name.startswith("quiet_"):
+            cells["demo_in_hours"] = lambda ctx: booked(ctx, s)
+        if name in ACCEPT_READERS:
+            cells["accepted"] = lambda ctx: taken_after_go(ctx, s)
+            cells["g_order"] = lambda ctx: ordered(ctx, s)
+        if name in PLAN_READERS:
+            cells["plan_in_cart"] = lambda ctx: carted(ctx, s)
+        fn = _rebind(c.fn, names, cells)
+        if fn is not c.fn:
+            b.checks.checks[i] = replace(c, fn=fn)
+
+
 # ====================================================================== workspace
 def workspace(b: Any, s: R.RenoStory) -> None:
     """The paper level's files: who the householder is and what they want, no backend names."""
@@ -354,6 +508,7 @@ def build(fam: Any, rng: np.random.Generator, key: InstanceKey) -> tuple[Task, I
     fam._checks(b, story, stage_of, shared)
     for p in probes:
         p.add_checks(b, story, stage_of)
+    relax(b, story)
     add_latent(b, story, stage_of["plumber_q"], stage_of["kickoff"])
     rules.attach(b, story)
     workspace(b, story)
