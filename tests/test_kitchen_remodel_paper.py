@@ -194,3 +194,37 @@ def test_the_latent_check_wants_the_inspection_clash_raised():
     assert raised["inspection_clash_raised"]["passed"]
     assert not silent["inspection_clash_raised"]["passed"]
     assert silent["valid_plan_in_cart"]["passed"]  # the rest of the reply still counts
+
+
+# ---------------------------------------------------------------- gated on the work, not on the pick
+def _miss_run(level: str) -> tuple[float, set[str]]:
+    """The oracle taking the contractor rated below the minimum, and doing all the rest right."""
+    env = gym.make(ENV, level=level, split="test", instance=0)
+    try:
+        oracle = base_env(env).task.oracle[0]
+        kickoff = oracle.steps["kickoff"][0]
+
+        def wrong_pick(agent: Any, text: str):
+            agent.memory["pick_c"] = next(c for c in agent.story.contractors if c.role == "low_rating").key
+            return (yield from kickoff(agent, text))
+
+        steps = {**oracle.steps, "kickoff": [wrong_pick]}
+        result = run_episode(env, type("Miss", (oracle,), {"steps": steps})(), seed=0, record=False)
+    finally:
+        env.close()
+    return result.score, {label(c["id"]) for c in result.checks if not c["passed"]}
+
+
+def test_one_early_miss_costs_the_picks_own_checks_not_the_later_work():
+    score, failed = _miss_run("paper")
+    assert failed <= {
+        "valid_plan_in_cart",
+        "near_misses_explained",
+        "plan_total_told",
+        "platform_consulted",  # this run skips the look-up its pick would have made
+        "valid_contractor_accepted",
+        "x_within_cap_deposit_once",
+    }, failed
+    assert "valid_contractor_accepted" in failed and score > 80
+    guided_score, _ = _miss_run("guided")
+    assert guided_score < 40  # the guided level keeps its shared gate as it was
