@@ -217,9 +217,9 @@ def person(s: R.RenoStory) -> dict[str, tuple[str, str]]:
         ),
         "delivery": (
             s.say(
-                "Keep the delivery in my calendar on the courier's current date, and tell me the date when it ships or "
-                "moves, and what moves with it.",
-                "把送货放进我的日历，日期以快递当前的日期为准；发货或改期时告诉我日期，以及随之变动的安排。",
+                "Keep my calendar right (the delivery on the courier's current date, the plumber on the day he comes), "
+                "and tell me the date when the delivery ships or moves, and what moves with it.",
+                "保持我的日历准确（送货以快递当前的日期为准，水电师傅在他上门的那天），送货发货或改期时告诉我日期，以及随之变动的安排。",
             ),
             "AGENTS.md",
         ),
