@@ -16,6 +16,12 @@ after the go-ahead, books the contractor's demolition in one of the offered slot
 quiet hours, puts the delivery in the calendar, answers when it arrives and what is committed,
 keeps notes in Notion, and closes with the final figures. The contractor writes, the courier
 ships and the office reports in world scripts that follow what the agent did.
+
+Two levels (``gym.make(..., level="guided" | "paper")``), one story per seed: ``guided`` is the
+renovation family's instance as it was (every rule a checklist in USER.md, RENOVATION.md,
+BUILDING.md and AGENTS.md); ``paper`` (the default, :mod:`.paper`) keeps in the workspace what the
+householder tells an assistant and puts the domain rules in the mails where a householder learns
+them (:mod:`.rules`, :mod:`.texts`).
 """
 
 from __future__ import annotations
