@@ -27,11 +27,11 @@ def _family():
 
 def _seed_with(probe: str) -> int:
     fam = _family()
-    return next(seed for seed in range(300) if probe in fam.profile("train", seed).probes)
+    return next(seed for seed in range(300) if probe in fam.profile("train", seed, "guided").probes)
 
 
 def _world(seed: int) -> tuple[Any, Any, R.RenoStory]:
-    env = gym.make(ENV, split="train", instance=seed).unwrapped
+    env = gym.make(ENV, split="train", instance=seed, level="guided").unwrapped
     env.reset(seed=0)
     return env.world, env.task, env.task.oracle[0].story
 
@@ -172,7 +172,7 @@ def _family_probes(seed: int) -> list[Any]:
 
 def test_budget_binds_and_instances_differ():
     fam = _family()
-    profiles = [fam.profile("train", seed) for seed in range(30)]
+    profiles = [fam.profile("train", seed, "guided") for seed in range(30)]
     assert all(4 <= len(p.probes) <= 7 for p in profiles)
     assert len({p.probes for p in profiles}) > 20
     zh = sum(p.language == "zh" for p in profiles)

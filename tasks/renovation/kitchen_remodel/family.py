@@ -16,6 +16,12 @@ after the go-ahead, books the contractor's demolition in one of the offered slot
 quiet hours, puts the delivery in the calendar, answers when it arrives and what is committed,
 keeps notes in Notion, and closes with the final figures. The contractor writes, the courier
 ships and the office reports in world scripts that follow what the agent did.
+
+Two levels (``gym.make(..., level="guided" | "paper")``), one story per seed: ``guided`` is the
+renovation family's instance as it was (every rule a checklist in USER.md, RENOVATION.md,
+BUILDING.md and AGENTS.md); ``paper`` (the default, :mod:`.paper`) keeps in the workspace what the
+householder tells an assistant and puts the domain rules in the mails where a householder learns
+them (:mod:`.rules`, :mod:`.texts`).
 """
 
 from __future__ import annotations
@@ -27,8 +33,12 @@ import numpy as np
 
 from vibelife_env.checks import text
 from vibelife_env.clock import get_zone
+from vibelife_env.families import InstanceKey, InstanceProfile, TaskBuilder
 from vibelife_env.probes import renovation as R
 from vibelife_env.probes.reno_family import RenoAgent, RenoOtherPath, RenovationFamily, ceil100
+from vibelife_env.task.loader import Task
+
+from . import paper
 
 GIVEN = ["Wei", "Na", "Jie", "Min", "Hao", "Lan", "Yu", "Ting", "Qiang", "Fang", "Lei", "Xin", "Rui", "Jun"]
 FAMILY_NAMES = ["Li", "Wang", "Zhang", "Liu", "Chen", "Yang", "Zhao", "Huang", "Zhou", "Wu", "Xu", "Sun"]
@@ -73,6 +83,19 @@ class KitchenRemodel(RenovationFamily):
     headline = "{name} remodels the kitchen"
     agent = RenoAgent
     other_path = RenoOtherPath
+    levels = ("guided", "paper")
+
+    # ================================================================ levels
+    def build(self, rng: np.random.Generator, key: InstanceKey) -> tuple[Task, InstanceProfile]:
+        """The guided instance as the renovation family builds it; the paper one by :func:`.paper.build`."""
+        if key.level == "paper":
+            return paper.build(self, rng, key)
+        return super().build(rng, key)
+
+    def _workspace(self, b: TaskBuilder, s: R.RenoStory) -> None:
+        """The guided checklist files; the paper level writes its own once the rules are known."""
+        if s.extras.get("level") != "paper":
+            super()._workspace(b, s)
 
     # ================================================================ story
     def story(self, rng: np.random.Generator, probes: list[R.RenoProbe]) -> R.RenoStory:
