@@ -108,7 +108,7 @@ def extend(s: C.RunStory, rng: np.random.Generator) -> None:
     s.extras["paper"] = {
         "appointment": title,
         "place": place,
-        "appointment_at": s.at(s.race_day, 9, int(rng.choice([0, 30]))),
+        "appointment_at": s.at(s.race_day, 8, 30) + timedelta(minutes=30 * int(rng.integers(0, 2))),
         "mails": int(rng.integers(55, 80)),
     }
 
