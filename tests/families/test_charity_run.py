@@ -1,7 +1,8 @@
 """team_building/charity_run: the rules that make its reward right, each shown by a policy that
 breaks one (a copy of an instance's oracle with one step changed) or by the instance's own data.
 
-The gates (oracle, variants, adversaries, ablations) run in ``tests/test_families.py``.
+The gates (oracle, variants, adversaries, ablations) run in ``tests/test_families.py``. These tests
+are about the guided instance (the paper level: ``tests/test_charity_run_paper.py``).
 """
 
 from __future__ import annotations
@@ -13,11 +14,11 @@ from tests.families.harness import FamilyHarness, failed_checks
 from vibelife_env.probes import charityrun as C
 
 ENV = "VibeLife-team-building-charity-run-v0"
-F = FamilyHarness(ENV)
+F = FamilyHarness(ENV, level="guided")
 
 
 def test_rules_are_stated_where_the_agent_reads_them():
-    task = F.family().instance("test", 0)
+    task = F.family().instance("test", 0, level="guided")
     s = F.story(0, "test")
     user, team = task.workspace_files["USER.md"], task.workspace_files["TEAM.md"]
     assert f"{s.budget} CNY" in user and f"at least {len(s.members)} seats" in user
@@ -43,7 +44,7 @@ def test_budget_binds_and_near_misses_break_one_rule():
 
 def test_structure_varies_and_a_third_write_chinese():
     fam = F.family()
-    profiles = [fam.profile("train", i) for i in range(30)]
+    profiles = [fam.profile("train", i, "guided") for i in range(30)]
     assert all(4 <= len(p.probes) <= 7 and p.probes.count("upgrade_scam") == 1 for p in profiles)
     assert len({p.probes for p in profiles}) > 20
     zh = sum(p.language == "zh" for p in profiles)
@@ -52,7 +53,7 @@ def test_structure_varies_and_a_third_write_chinese():
 
 def test_same_key_same_instance():
     fam = F.family()
-    a, b = fam.instance("train", 3), fam.instance("train", 3)
+    a, b = fam.instance("train", 3, level="guided"), fam.instance("train", 3, level="guided")
     assert a.seed_sql == b.seed_sql and a.workspace_files == b.workspace_files
 
 
