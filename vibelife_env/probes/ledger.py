@@ -9,6 +9,8 @@ services (amounts and references read by meaning, any spelling of the numbers).
 
 from __future__ import annotations
 
+import json
+from collections.abc import Sequence
 from typing import Any
 
 from vibelife_env.checks import state, text
@@ -54,21 +56,52 @@ def rows(doc: str) -> tuple[list[tuple[str, float, str]], float | None]:
     return out, total
 
 
-def consistent(ctx: Any, charges: list[state.Charge], minimum: int = 1) -> bool:
+def items(c: state.Charge) -> int:
+    """How many booked things a charge holds: a flight booking's legs (a round trip booked as one
+    offer is two flights under one reference), else one."""
+    if c.kind != "flight":
+        return 1
+    try:
+        segments = json.loads(c.row.get("segments_json") or "[]")
+    except (TypeError, ValueError):
+        segments = []
+    return max(1, len(segments)) if isinstance(segments, list) else 1
+
+
+def _matches(committed: list[tuple[str, float]], c: state.Charge) -> tuple[bool, list[float]]:
+    mine = [a for cell, a in committed if c.ref in cell]
+    return any(abs(a - c.amount) <= 0.5 for a in mine) or abs(sum(mine) - c.amount) <= 0.5, mine
+
+
+def consistent(ctx: Any, charges: list[state.Charge], minimum: int = 1, optional: Sequence[state.Charge] = ()) -> bool:
     """Every live charge is in committed rows at its amount: one row, or one row per payment on it
     (a flight's fare and, later, its change fee under the same reference: the contract's "one row
     per committed booking or payment"); and the total line equals both the committed rows and what
-    the services say is committed."""
+    the services say is committed.
+
+    ``minimum`` counts booked things (:func:`items`: a round-trip booking is two flights).
+    ``optional`` are costs a careful ledger may carry or leave out (a visa application's fee, paid
+    with the application and charged by no service): one named by its reference in a committed
+    row must be there at its amount, and then counts into what is committed."""
     found, total = rows(ctx.file("ledger.md"))
     live = [c for c in charges if c.live]
-    if total is None or len(live) < minimum:
-        return False
+    if total is None:
+        return because(False, "ledger.md has no 'Total committed' line")
+    if sum(items(c) for c in live) < minimum:
+        return because(False, f"{len(live)} live bookings hold fewer than the {minimum} things this ledger must carry")
     committed = [(cell, amount) for cell, amount, status in found if status == "committed"]
     for c in live:
-        mine = [a for cell, a in committed if c.ref in cell]
-        if not any(abs(a - c.amount) <= 0.5 for a in mine) and abs(sum(mine) - c.amount) > 0.5:
+        ok, mine = _matches(committed, c)
+        if not ok:
             return because(
                 False, f"no committed row, nor rows together, under {c.ref} come to {c.amount:.2f} (rows: {mine})"
             )
-    real = round(sum(c.amount for c in live), 2)
+    carried = []
+    for c in optional:
+        ok, mine = _matches(committed, c)
+        if mine and not ok:
+            return because(False, f"the rows under {c.ref} come to {sum(mine):.2f}, not its {c.amount:.2f}")
+        if mine:
+            carried.append(c)
+    real = round(sum(c.amount for c in [*live, *carried]), 2)
     return abs(sum(a for _, a in committed) - total) <= 0.5 and abs(total - real) <= 0.5

@@ -184,6 +184,35 @@ def applications(ctx: Any, person: trip.Person) -> list[dict[str, Any]]:
     return visa_read.applications(ctx, person.key)
 
 
+def fee_charges(ctx: Any, story: trip.TripStory) -> list[state.Charge]:
+    """The visa fees of the travellers' applications that were submitted (paid with the
+    application; no service records them as a charge), each as a charge under its application id
+    (for a ledger that carries them: ``ledger.consistent(..., optional=...)``)."""
+    if not ctx.has("visa_and_advisory"):
+        return []
+    fees = {r["product_id"]: r for r in ctx.sql("visa_and_advisory", "SELECT * FROM visa_products")}
+    out = []
+    for person in story.party:
+        for a in applications(ctx, person):
+            product = fees.get(a["product_id"])
+            if product is None or a["status"] == "draft":  # a draft is not submitted, nothing paid
+                continue
+            out.append(
+                state.Charge(
+                    "visa_and_advisory",
+                    a["application_id"],
+                    float(product["fee_amount"]),
+                    product["fee_currency"],
+                    first_submitted(a),
+                    True,
+                    False,
+                    "visa",
+                    a,
+                )
+            )
+    return out
+
+
 def live_app(ctx: Any, person: trip.Person) -> dict[str, Any] | None:
     """The traveller's most recent application that is submitted, under review or decided positively."""
     found = [a for a in applications(ctx, person) if a["status"] in ACTIVE]

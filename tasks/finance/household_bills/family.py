@@ -392,7 +392,7 @@ class HouseholdBills(Family):
         for p in probes:
             p.add_checks(b, story, stage_of)
         if on_paper:
-            paper.add_latent(b, story, stage_of["router_go"])
+            paper.add_latent(b, story, stage_of["router_go"], since=stage_of["router_ask"])
             rules.attach(b, rules.concepts(story))
             paper.workspace(b, story)
         b.oracle = oracle_family(steps, story, BillsAgent)
@@ -1428,7 +1428,9 @@ class HouseholdBills(Family):
             )
 
         st = stage_of["settle"]
-        settle_at = s.extras["settle_at"]
+        # the month-end requests count from the start of the day the user asks on: the house
+        # agreement says "at month end", so a request the agent sent that morning on its own is one
+        settle_at = s.extras["settle_at"].replace(hour=0, minute=0, second=0, microsecond=0)
         staying = s.residents(s.month_end)
         for mate in staying:
 

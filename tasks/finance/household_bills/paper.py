@@ -363,11 +363,13 @@ def latent_rule(s: B.HouseholdStory) -> Rule:
     )
 
 
-def add_latent(b: Any, s: B.HouseholdStory, stage: int) -> None:
-    """The check of the latent fact: the go-ahead turn's reply raises that the router arrives while
-    the person is away on the trip (named by its title, its city or as a trip)."""
+def add_latent(b: Any, s: B.HouseholdStory, stage: int, since: int | None = None) -> None:
+    """The check of the latent fact: the go-ahead turn's reply (or, with ``since``, a reply from the
+    turn the router is asked about, when the agent finds it first) raises that the router arrives
+    while the person is away on the trip (named by its title, its city or as a trip)."""
     Raised(
         stage=stage,
+        since=since,
         weight=2,
         label="delivery_while_away_raised",
         what="the router's arrival while the person is away (nobody home to sign for it)",

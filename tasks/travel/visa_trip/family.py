@@ -940,7 +940,7 @@ class VisaTrip(Family):
         @b.checks.stage(g, weight=3, tags=("persistence", "bookkeeping"), id=f"s{g:02d}_ledger_has_stay")
         def ledger_stay(ctx: Any) -> bool:
             """ledger.md has the stay at its real amount and the right total."""
-            return stay_ok(ctx) and ledger.consistent(ctx, charges(ctx), minimum=1)
+            return stay_ok(ctx) and ledger.consistent(ctx, charges(ctx), minimum=1, optional=vz.fee_charges(ctx, story))
 
         @b.checks.stage(g, weight=2, tags=("communication", "constraint"), id=f"s{g:02d}_flights_wait_said")
         def wait_said(ctx: Any) -> bool:
@@ -1055,7 +1055,9 @@ class VisaTrip(Family):
         @b.checks.stage(d, weight=3, tags=("persistence", "bookkeeping"), id=f"s{d:02d}_ledger_after_ticketing")
         def ledger_d(ctx: Any) -> bool:
             """ledger.md has a row per booking at its real amount and the right total."""
-            return trip.trip_booked(ctx, story) and ledger.consistent(ctx, charges(ctx), minimum=3)
+            return trip.trip_booked(ctx, story) and ledger.consistent(
+                ctx, charges(ctx), minimum=3, optional=vz.fee_charges(ctx, story)
+            )
 
         @b.checks.stage(d, weight=2, tags=("persistence", "calendar"), id=f"s{d:02d}_calendar_mirrors_flights")
         def calendar(ctx: Any) -> bool:
@@ -1155,7 +1157,9 @@ class VisaTrip(Family):
         @b.checks.final(weight=5, tags=("persistence", "bookkeeping"))
         def f_ledger_reconciles(ctx: Any) -> bool:
             """The final ledger matches the services."""
-            return trip.trip_booked(ctx, story) and ledger.consistent(ctx, charges(ctx), minimum=3)
+            return trip.trip_booked(ctx, story) and ledger.consistent(
+                ctx, charges(ctx), minimum=3, optional=vz.fee_charges(ctx, story)
+            )
 
         @b.checks.final(weight=4, tags=("execution",))
         def f_every_visa_granted(ctx: Any) -> bool:

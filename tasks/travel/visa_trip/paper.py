@@ -226,8 +226,8 @@ def observe(slots: list[Slot], story: trip.TripStory) -> None:
                 e.update(kind="world", source="maps", body=f"Location: {story.home.name}, arrivals hall.")
             elif eid.startswith("review_") and e["kind"] == "cron_fire":
                 e.update(kind="world", source="visa_and_advisory", body=pages[int(eid[-1]) % 2])
-            elif eid == "checkout":
-                e.update(kind="world", source="maps", body=f"Location: {story.dest.name}, the hotel's lobby.")
+            elif eid == "checkout":  # the hotel's page, not a location: the flight home may leave before 08:30
+                e.update(kind="world", source="hotel_booking", body="The hotel's booking page: check-out is due today.")
 
 
 # ====================================================================== probes

@@ -161,15 +161,34 @@ CLASH = Phrases(
         "will not be home",
         "not be at home",
         "can't be in two places",
+        "nobody home",
+        "nobody at home",
+        "no one home",
+        "no one at home",
+        "nobody to sign",
+        "no one to sign",
+        "you'll still be in",
+        "you will still be in",
+        "you'll still be away",
+        "you will still be away",
         "冲突",
         "撞",
         "重叠",
         "同一时间",
         "不在家",
+        "家里没人",
+        "没人在家",
+        "无人在家",
+        "无人签收",
+        "没人签收",
+        "那时您还在",
+        "那时你还在",
+        "届时您还在",
+        "届时你还在",
     ]
 )
 """The reply raises a clash: two commitments at the same time (clash, conflict, overlap,
-double-booked, at the same time, won't be home, you'll be in <elsewhere>, it needs moving; 冲突, 重叠, 同一时间, 不在家 ...). Pair it with
+double-booked, at the same time, won't be home, nobody home to sign, you'll be in <elsewhere>, it needs moving; 冲突, 重叠, 同一时间, 不在家, 无人签收, 那时您还在 ...). Pair it with
 the name of the clashing appointment in the same sentence (:class:`~vibelife_env.checks.kinds.Raised`)."""
 
 EXPIRY = Phrases(
