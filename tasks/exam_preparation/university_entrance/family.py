@@ -872,6 +872,12 @@ class UniversityEntrance(Family):
         def proposal(ctx: Any) -> bool:
             """The reply names a valid session (not every session: no stuffing), it is noted, and nothing is paid."""
             reply = ctx.reply(k)
+            if paper.on_paper(s):  # a session named to rule it out is not proposed
+                return (
+                    paper.session_proposed(reply, s, valid)
+                    and proposed(ctx)
+                    and not state.charges(ctx, since=s.kickoff)
+                )
             return (
                 any(code in reply for code in valid)
                 and not all(code in reply for code in bad_codes)
@@ -883,6 +889,8 @@ class UniversityEntrance(Family):
         def documents(ctx: Any) -> bool:
             """The reply names a notarised translation and the current passport copy (not every file), on a noted plan."""
             reply = ctx.reply(k)
+            if paper.on_paper(s):  # a file named to rule it out is not proposed
+                return paper.documents_proposed(reply, s) and proposed(ctx)
             good = {p.kind for p in s.papers if p.ok and p.file in reply}
             return good == {"translation", "passport"} and not all(f in reply for f in bad_files) and proposed(ctx)
 

@@ -39,6 +39,7 @@ from typing import Any
 
 import numpy as np
 
+from vibelife_env.checks import text
 from vibelife_env.checks.kinds import Raised, render
 from vibelife_env.families import InstanceKey
 from vibelife_env.families.base import stable_seed
@@ -83,6 +84,50 @@ def unlabel(probes: list[Probe], s: ad.AdmissionStory) -> None:
     for p in probes:
         if isinstance(p, ad.ConsultantScam):
             p.message_id = bulk_message_id(f"offer-consulting|{s.uni_short}|{s.email}")
+
+
+# ====================================================================== the proposal, read as a person reads it
+#: What rules a session or a file out in a proposal ("T31 closed yesterday", "not the draft").
+OUT = text.REJECTED | text.Phrases(
+    [
+        "closed",
+        "not open",
+        "not yet open",
+        "opens only",
+        "after the deadline",
+        "too close to the deadline",
+        "does not qualify",
+        "do not qualify",
+        "not accepted",
+        "not certified",
+        "not notarised",
+        "expired",
+        "draft",
+        "已截止",
+        "已关闭",
+        "尚未开放",
+        "还没开放",
+        "不符合",
+        "过期",
+        "草稿",
+        "不能用",
+        "不可用",
+    ]
+)
+
+
+def session_proposed(reply: str, s: ad.AdmissionStory, valid: set[str]) -> bool:
+    """The reply proposes a valid session and no other (a session it names to rule out is not
+    proposed: "T31 closed last week" explains, it does not stuff)."""
+    kept = set(text.proposed(reply, [v.code for v in s.sessions], rejected=OUT))
+    return bool(kept & valid) and kept <= valid
+
+
+def documents_proposed(reply: str, s: ad.AdmissionStory) -> bool:
+    """The reply proposes a qualifying translation and the current passport copy, and no file that
+    does not qualify (a file it names to rule out is not proposed)."""
+    kept = text.proposed(reply, s.papers, mentions=lambda clause, p: p.file.lower() in clause.lower(), rejected=OUT)
+    return {p.kind for p in kept if p.ok} == {"translation", "passport"} and all(p.ok for p in kept)
 
 
 # ====================================================================== the story's paper facts
