@@ -20,6 +20,16 @@ slot across time zones and calendar it, book the flight, answer the student-visa
 interview time in both zones on its eve, calendar the offer's acceptance deadline, close the
 books. Every instance carries the "guaranteed offer" consultant scam; three to six probes come from
 :data:`vibelife_env.probes.admissions.POOL` in random order and stages.
+
+Two levels (``gym.make(..., level="guided" | "paper")``), one story per seed: ``guided`` states
+every rule a check enforces in USER.md and AGENTS.md, as a checklist; ``paper`` (the default,
+:mod:`.paper`) keeps in the workspace what the applicant tells an assistant and puts the domain
+rules in the test centre's sessions mail and rules for candidates, the admissions office's
+how-to-apply mail and applicant guide, the airline app's service mail and the visa product, plants
+a latent fact (a compulsory identity check in the test city over a weekly appointment at home),
+makes the mailbox and the flight catalogue lived in, sends the guaranteed-offer scam under a bulk
+mailer's Message-ID, and gates the checks on later work on the work having been started
+(:func:`.paper.run_gate`); every check records its rules and where they live (:mod:`.rules`).
 """
 
 from __future__ import annotations
