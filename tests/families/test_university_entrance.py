@@ -17,20 +17,20 @@ from vibelife_env.probes import admissions as ad
 
 ENV = "VibeLife-exam-preparation-university-entrance-v0"
 
-F = FamilyHarness(ENV)
+F = FamilyHarness(ENV, level="guided")
 
 
 def test_the_family_is_not_held_out_and_generation_is_deterministic():
     fam = F.family()
     assert fam.heldout is False
-    a, b = fam.instance("train", 3), fam.instance("train", 3)
+    a, b = fam.instance("train", 3, "guided"), fam.instance("train", 3, "guided")
     assert a.seed_sql == b.seed_sql and a.workspace_files == b.workspace_files
-    assert fam.profile("train", 3) == fam.profile("train", 3)
+    assert fam.profile("train", 3, "guided") == fam.profile("train", 3, "guided")
 
 
 @pytest.mark.parametrize("k", range(4))
 def test_the_workspace_and_the_mail_state_every_rule(k):
-    task = F.family().instance("test", k)
+    task = F.family().instance("test", k, "guided")
     s = task.oracle[0].story
     (mail,) = task.seed_sql["email"]
     user = task.workspace_files["USER.md"]
