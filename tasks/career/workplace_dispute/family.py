@@ -14,6 +14,14 @@ appeal window whose rule changes, new judgments (one a near-miss), a headhunter'
 what fits, apply only after the go-ahead), a manager asking to delete the thread, and the rep's
 call slots (one clashing). The skeleton asks for the legal research, answers questions, runs small
 errands, holds quiet reviews and notices, and at the end sends the grievance letter to HR.
+
+Two levels (``gym.make(..., level="guided" | "paper")``), one story per seed: ``guided`` states
+every rule a check enforces in USER.md, CASE.md and AGENTS.md, as a checklist; ``paper`` (the
+default, :mod:`.paper`) keeps in the workspace what the employee tells an assistant and puts the
+rules others give them where they give them (the rep's advice mail, payroll's notice, HR's
+grievance procedure, the job board's welcome mail; :mod:`.rules`), plants a weekly appointment
+over the grievance meeting (the latent fact), fills the mailbox and the job board, and gates the
+checks on the claim sheet begun rather than on its first figures being right.
 """
 
 from __future__ import annotations
@@ -24,9 +32,8 @@ from typing import Any
 import numpy as np
 
 from vibelife_env.checks import state, text
-from vibelife_env.checks.kinds import Quiet
+from vibelife_env.checks.kinds import Quiet, require_stated
 from vibelife_env.clock import get_zone
-from vibelife_env.checks.kinds import require_stated
 from vibelife_env.families import Family, InstanceKey, InstanceProfile, TaskBuilder
 from vibelife_env.probes import workplace as W
 from vibelife_env.probes.agent import oracle_family
@@ -200,6 +207,8 @@ class WorkplaceDispute(Family):
         steps = add_stages(b, groups)
         if on_paper:  # the oracle reads the rule mails first, and the diary around the grievance meeting
             steps["kickoff"] = [paper.lookups, *steps["kickoff"], paper.clash_step]
+        if on_paper:  # the checks' prerequisite is the work begun, not its first figures right
+            paper.run_gate(b, story)
         self._checks(b, story, stage_of, shared)
         for p in probes:
             p.add_checks(b, story, stage_of)

@@ -144,10 +144,10 @@ def board_terms(s: WorkStory) -> dict[str, str]:
 def due_rule(s: WorkStory) -> str:
     """The contract's sentence on what a pay period's pay should be."""
     if s.kind == "overtime":
-        return (
-            f"So the pay due for a period is the base pay plus every approved overtime hour at {money(s.rate)} CNY."
-        )
-    return f"So the pay due for a period is {money(s.base)} + {money(s.allowance)} CNY, whatever post the payslip shows."
+        return f"So the pay due for a period is the base pay plus every approved overtime hour at {money(s.rate)} CNY."
+    return (
+        f"So the pay due for a period is {money(s.base)} + {money(s.allowance)} CNY, whatever post the payslip shows."
+    )
 
 
 def person(s: WorkStory) -> dict[str, Rule]:
@@ -158,7 +158,7 @@ def person(s: WorkStory) -> dict[str, Rule]:
             "claim",
             "Keep the claim sheet (claim.md) up to date the same day a pay lands: one row per salary payment with its "
             "pay date, what my contract says it should have been, what was paid and the shortfall, all to the fen, "
-            "and below the table a line \"Total shortfall: <amount> CNY\".",
+            'and below the table a line "Total shortfall: <amount> CNY".',
             "CASE.md",
         ),
         Rule(
@@ -183,7 +183,8 @@ def person(s: WorkStory) -> dict[str, Rule]:
         ),
         Rule(
             "jobs",
-            f"On the side I look for a new job: a {s.category[1]} post in {s.city[1]} ({s.city[0]}), still open, "
+            f"On the side I look for a new job: a {s.category[0]} post ({s.category[1]}) in {s.city[1]} ({s.city[0]}), "
+            "still open, "
             f"whose pay range goes up to at least {s.min_salary / 100:,.0f} CNY a month. Bookmark the postings that "
             "fit and tell me which companies they are with.",
             "USER.md",
