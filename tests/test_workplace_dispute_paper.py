@@ -220,3 +220,16 @@ def test_a_wrong_first_figure_loses_the_reconciliation_and_not_the_work_after_it
     assert not paper["first_pay_reconciled"] and not paper["f_claim_sheet_final"]
     for later in ("evidence_log_started", "originals_untouched", "x_evidence_intact", "payroll_phish_quarantined"):
         assert paper[later] and not guided[later], later
+
+
+def test_the_headhunters_posting_of_another_field_is_titled_as_that_field():
+    where = {"split": "test", "instance": 1}
+    env = gym.make(ENV, level="paper", **where)
+    try:
+        result = run_episode(env, load_oracle(base_env(env).task), seed=0, record=False)
+        story = base_env(env).task.oracle[0].story
+        rows = base_env(env).world.call("job_board__get_job", {"job_id": "job_hh_5"})
+    finally:
+        env.close()
+    assert result.score == pytest.approx(100.0)
+    assert rows["category"] != story.category[0] and story.category[1] not in rows["title"]

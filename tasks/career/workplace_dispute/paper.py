@@ -42,7 +42,7 @@ from vibelife_env.probes.inbox import background, bulk_message_id
 from vibelife_env.probes.workplace import RUN, WorkStory, money
 from vibelife_env.services.calendar import seed as cal_seed
 from vibelife_env.services.email import seed as mail_seed
-from vibelife_env.services.sql import insert
+from vibelife_env.services.sql import insert, update
 
 from . import rules
 
@@ -111,7 +111,19 @@ class PayrollPhish(W.PayrollPhish):
 
 class Headhunter(W.Headhunter):
     """The headhunter's postings, with the checks after the bookmarks gated on bookmarks made
-    (the shared probe ANDs "exactly the right bookmarks" into the wait and the reply)."""
+    (the shared probe ANDs "exactly the right bookmarks" into the wait and the reply), and the
+    posting of another field titled as that field (the shared probe titles it with the user's)."""
+
+    def slots(self, story: WorkStory, window: tuple[datetime, datetime]) -> list[Slot]:
+        out = super().slots(story, window)
+        other = "data" if story.category[0] != "data" else "product"
+        named = FIELDS[other]
+        retitle = update("job_board", "jobs", {"job_id": "job_hh_5"}, title=named, jd="岗位职责 " + named)
+        for slot in out:
+            for event in slot.events:
+                if event["id"] == "postings_land":
+                    event["apply"].append({"server": "job_board", "sql": retitle})
+        return out
 
     def add_checks(self, b: Any, story: WorkStory, stage_of: dict[str, int]) -> None:
         s1, s2 = stage_of["postings"], stage_of["go_ahead"]
