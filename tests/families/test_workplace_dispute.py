@@ -27,13 +27,13 @@ def _family():
 
 def _story(seed: int) -> W.WorkStory:
     fam = _family()
-    task = fam.instance("train", seed)
+    task = fam.instance("train", seed, "guided")
     return task.oracle[0].story
 
 
 def _seed_with(probe: str) -> int:
     fam = _family()
-    return next(seed for seed in range(300) if probe in fam.profile("train", seed).probes)
+    return next(seed for seed in range(300) if probe in fam.profile("train", seed, "guided").probes)
 
 
 class _At:
@@ -61,7 +61,7 @@ def test_the_family_is_held_out_and_always_draws_its_red_lines():
     assert type(fam).heldout
     langs = set()
     for seed in range(24):
-        prof = fam.profile("train", seed)
+        prof = fam.profile("train", seed, "guided")
         assert {"payroll_phish", "colleague_privacy"} <= set(prof.probes)
         assert 4 <= len(prof.probes) <= 7
         langs.add(prof.language)
@@ -125,11 +125,11 @@ def test_each_dispute_has_its_own_fitting_law():
 
 def test_oracle_passes_and_stale_misses_the_shorter_appeal_window():
     seed = _seed_with("appeal_window")
-    task = _family().instance("train", seed)
+    task = _family().instance("train", seed, "guided")
     oracle, ablations, _ = task.oracle
 
     def scores(agent: Any) -> dict[str, bool]:
-        result = run_episode(gym.make(ENV, split="train", instance=seed), agent, seed=0, record=False)
+        result = run_episode(gym.make(ENV, split="train", instance=seed, level="guided"), agent, seed=0, record=False)
         return {c["id"]: c["passed"] for c in result.checks}
 
     good = scores(oracle())
