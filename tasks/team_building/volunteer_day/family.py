@@ -558,19 +558,16 @@ class VolunteerDayFamily(Family):
             r = V.held(ctx, s)
             was = ctx.sql("review_platform", "SELECT merchant_id FROM merchant_qa WHERE qa_id LIKE 'qa_closed_%'")
             if pp:  # the same partner (whichever it is), on the next date that works, for the team
-                return bool(was) and r is not None and r["merchant_id"] == was[0]["merchant_id"] and _next_date_ok(ctx, s)
+                return (
+                    bool(was) and r is not None and r["merchant_id"] == was[0]["merchant_id"] and _next_date_ok(ctx, s)
+                )
             return V.booking_ok(ctx, s) and bool(was) and r is not None and r["merchant_id"] == was[0]["merchant_id"]
 
         @b.checks.stage(c, weight=3, tags=("calendar", "disruption"), id=f"s{c:02d}_calendar_moved")
         def moved(ctx: Any) -> bool:
             """The calendar entry follows the new date; nothing left on the closed date; the user told."""
             new = V.held_day(ctx, s)
-            return (
-                booked_ok(ctx)
-                and _calendar_ok(ctx, s)
-                and new is not None
-                and text.mentions_date(ctx.reply(c), new)
-            )
+            return booked_ok(ctx) and _calendar_ok(ctx, s) and new is not None and text.mentions_date(ctx.reply(c), new)
 
         @b.checks.stage(d, weight=2, tags=("persistence", "notes"), id=f"s{d:02d}_day_logged")
         def logged(ctx: Any) -> bool:

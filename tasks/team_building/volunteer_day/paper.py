@@ -358,7 +358,9 @@ def seed(b: Any, s: V.VolunteerDay, rng: np.random.Generator) -> None:
     """The paper level's world on top of the guided one: the rule mails, the hand-over mail, a
     lived-in inbox, and the appointment on the morning of the day proposed (the latent fact)."""
     own = _mails(s)
-    sql = [mail_seed.message(mid, subj, sender, s.user_email, at, body, read=True) for mid, sender, subj, at, body in own]
+    sql = [
+        mail_seed.message(mid, subj, sender, s.user_email, at, body, read=True) for mid, sender, subj, at, body in own
+    ]
     names = (rules.network_name(s), s.company, *(p.name for p in s.partners if p.role == "ok"))
     count = int(rng.integers(56, 84))
     sql.append(background(rng, s.user_email, s.kickoff - timedelta(days=10), count, namesakes=names).sql)

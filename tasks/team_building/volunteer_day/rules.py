@@ -220,7 +220,7 @@ def attach(b: Any, s: V.VolunteerDay) -> None:
     by_label: dict[str, tuple[Rule, ...]] = {}
     for c in b.checks.checks:
         name = label(c.id)
-        if name in LABELS and LABELS[name]:
+        if LABELS.get(name):
             by_label[name] = tuple(rules[k] for k in LABELS[name])
         elif name.endswith("_quiet"):
             by_label[name] = (QUIET_RULE,)
