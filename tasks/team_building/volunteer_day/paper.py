@@ -69,7 +69,6 @@ WORDS = [
     "Magnolia",
 ]
 APPOINTMENT_ID = "evt_4f2b91"
-HANDOVER_MAIL = "<7d20c4e9.handover@people-team.example>"
 AREAS = ["Harbour District", "Old Town", "East Bay", "Riverside", "North Hills", "West Pier"]
 
 
@@ -319,13 +318,18 @@ PROBES: dict[type, type] = {
 
 
 # ====================================================================== world
+def handover_mail(s: V.VolunteerDay) -> str:
+    """The Message-ID of HR's mail with the logins (a mail server's, at the company's domain)."""
+    return f"<7d20c4e9.{s.kickoff.year}1{s.kickoff.month % 10}@{rules.company_domain(s)}>"
+
+
 def _mails(s: V.VolunteerDay) -> list[tuple[str, str, str, Any, str]]:
     """The paper level's own mails: (Message-ID, sender, subject, date, body)."""
     k = s.kickoff
-    hr = f"people@{rules.HR_DOMAIN}"
+    hr = f"people@{rules.company_domain(s)}"
     return [
         (
-            rules.HR_MAIL,
+            rules.hr_mail(s),
             hr,
             f"{s.company}: our volunteering policy",
             k - timedelta(days=23, hours=3),
@@ -342,7 +346,7 @@ def _mails(s: V.VolunteerDay) -> list[tuple[str, str, str, Any, str]]:
             + " ".join(rules.network(s).values()),
         ),
         (
-            HANDOVER_MAIL,
+            handover_mail(s),
             hr,
             "Volunteering day: accounts and logins",
             k - timedelta(days=22, hours=1),
@@ -436,9 +440,9 @@ def read(agent: Any, query: str, message_id: str) -> Any:
 def lookups(agent: Any, event_text: str) -> Any:
     """Kick-off (paper level): read HR's policy, the network's guide and the hand-over mail."""
     s: V.VolunteerDay = agent.story
-    yield from read(agent, "volunteering policy", rules.HR_MAIL)
+    yield from read(agent, "volunteering policy", rules.hr_mail(s))
     yield from read(agent, rules.network_domain(s), rules.network_mail(s))
-    yield from read(agent, "logins", HANDOVER_MAIL)
+    yield from read(agent, "logins", handover_mail(s))
     return []
 
 

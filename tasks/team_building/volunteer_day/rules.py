@@ -29,8 +29,6 @@ from vibelife_env.checks.base import label
 from vibelife_env.checks.kinds import QUIET_RULE, Rule
 from vibelife_env.probes import volunteer as V
 
-HR_DOMAIN = "people-team.example"
-HR_MAIL = "<5c0e71a2.policy@people-team.example>"
 NETWORK_BRAND = "Volunteer Network"
 LATENT = "latent:one_place_at_a_time"
 #: The appointments the organiser's diary may hold on the morning of the day proposed (the latent fact).
@@ -41,6 +39,16 @@ APPOINTMENTS = (
     "Eye test at the optician",
     "Car service drop-off",
 )
+
+
+def company_domain(s: V.VolunteerDay) -> str:
+    """The company's mail domain (the organiser's and HR's)."""
+    return s.user_email.split("@", 1)[1]
+
+
+def hr_mail(s: V.VolunteerDay) -> str:
+    """The Message-ID of HR's volunteering policy mail (a mail server's, at the company's domain)."""
+    return f"<5c0e71a2.{s.kickoff.year}0{s.kickoff.month % 10}@{company_domain(s)}>"
 
 
 def network_domain(s: V.VolunteerDay) -> str:
@@ -134,7 +142,7 @@ def person(s: V.VolunteerDay) -> dict[str, Rule]:
 
 def world(s: V.VolunteerDay) -> dict[str, Rule]:
     """The domain rules (key -> rule), each with the mail that states it."""
-    out = {k: Rule(k, v, f"email:{HR_MAIL}") for k, v in policy(s).items()}
+    out = {k: Rule(k, v, f"email:{hr_mail(s)}") for k, v in policy(s).items()}
     out |= {k: Rule(k, v, f"email:{network_mail(s)}") for k, v in network(s).items()}
     return out
 
