@@ -94,7 +94,7 @@ def test_the_rules_live_where_an_organiser_learns_them(where):
             assert r.source.startswith("email:<"), r
             assert r.text in by_id[r.source.removeprefix("email:")]["body_text"], r
     unruled = [label(c.id) for c in task.checks if not c.rules]
-    assert set(unruled) <= {"forecast_high_given"}  # a question the user asked
+    assert set(unruled) <= {"forecast_high_given", "partner_reviewed", "f_one_review_on_partner_held"}  # asked for
 
 
 # ---------------------------------------------------------------- a lived-in world
