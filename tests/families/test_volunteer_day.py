@@ -13,7 +13,7 @@ from tests.families.harness import FamilyHarness, failed_checks
 from vibelife_env.probes import volunteer as V
 
 ENV = "VibeLife-team-building-volunteer-day-v0"
-F = FamilyHarness(ENV)
+F = FamilyHarness(ENV, level="guided")
 
 
 def _story(index: int, split: str = "train") -> V.VolunteerDay:
@@ -23,7 +23,7 @@ def _story(index: int, split: str = "train") -> V.VolunteerDay:
 def test_rules_are_stated_where_the_agent_reads_them():
     fam = F.family()
     assert not type(fam).heldout
-    task = fam.instance("test", 0)
+    task = fam.instance("test", 0, "guided")
     s = _story(0, "test")
     rules = task.workspace_files["VOLUNTEER.md"]
     team = task.workspace_files["TEAM.md"]
@@ -55,7 +55,7 @@ def test_budget_binds_and_near_misses_break_one_rule():
 
 
 def test_same_key_same_bytes():
-    a, b = F.family().instance("train", 3), F.family().instance("train", 3)
+    a, b = F.family().instance("train", 3, "guided"), F.family().instance("train", 3, "guided")
     assert a.workspace_files == b.workspace_files
     assert [e.body for st in a.stages for e in st.events] == [e.body for st in b.stages for e in st.events]
 
