@@ -171,3 +171,18 @@ def test_the_latent_check_wants_the_appointment_clash_raised():
     assert raised["appointment_clash_raised"]["passed"]
     assert not silent["appointment_clash_raised"]["passed"]
     assert silent["valid_proposal"]["passed"]  # the rest of the reply still counts
+
+
+def test_a_member_ruled_out_as_a_driver_is_not_named_to_drive():
+    """The drivers checks fail a reply that puts the member too young to drive among the drivers,
+    not one that names them to rule them out (the ski-weekend audit: "Lan Sun（24岁）不能开")."""
+    import sys
+
+    from vibelife_env.families.loader import family_of
+
+    mod = sys.modules[type(family_of(ENV)).__module__]
+    young = ["Lan Sun"]
+    assert not mod.named_to_drive("Hao Li drives; Lan Sun (24) may not drive.", young)
+    assert not mod.named_to_drive("司机是 Hao Li。Lan Sun（24岁）不能开。", young)
+    assert mod.named_to_drive("Drivers: Hao Li and Lan Sun.", young)
+    assert mod.named_to_drive("Lan Sun can drive the second leg.", young)

@@ -336,7 +336,8 @@ def workspace(b: Any, s: WorkStory) -> None:
     user = f"""# {s.name}
 
 Mail: {s.email}. {speaks} I work at {s.employer[0]}; my manager is {s.manager[0]}. My salary goes into my
-salary account at the bank, account number {s.account_no}. My ID number is {s.id_number}.
+salary account at the bank, account number {s.account_no} (my online banking username, the same on the apps, is
+{s.user_key}). My ID number is {s.id_number}.
 
 My {role} in this is {rep_name} ({rep_mail}); HR is at {s.hr}.
 

@@ -126,7 +126,7 @@ class CyclingTour(RaceTraining):
             p.add_checks(b, s, stage_of)
         if on_paper:  # later work gates on the work done; the latent fact's check; every check's rules
             paper.regate(b, s, probes, stage_of, last)
-            paper.add_latent(b, s, stage_of["car_ask"])
+            paper.add_latent(b, s, stage_of["car_ask"], since=stage_of["kickoff"])
             rules.attach(b, s)
             paper.workspace(b, s)
             require_stated(b.root, b.files, b.checks.rules.values())

@@ -243,12 +243,13 @@ def seed(b: Any, s: C.CyclingStory, rng: np.random.Generator) -> None:
     b.seed("calendar", cal_seed.events(row))
 
 
-def add_latent(b: Any, s: C.CyclingStory, stage: int) -> None:
+def add_latent(b: Any, s: C.CyclingStory, stage: int, since: int | None = None) -> None:
     """The check of the latent fact, scored with the car booking's stage: the reply raises the clash
     between picking the car up and the evening at home."""
     title = str(s.extras["away_title"])
     Raised(
         stage=stage,
+        since=since,  # the agent may book the car, and find the clash, before the user asks for it
         weight=2,
         label="car_pickup_clash_raised",
         tags=("calendar", "proactivity"),

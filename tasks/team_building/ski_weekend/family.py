@@ -49,6 +49,34 @@ LODGE_WORDS = ["Pine", "Snowcrest", "Birch", "Summit", "Glacier", "Aurora", "Fir
 VANS = ["Buick GL8", "Toyota Granvia", "Ford Transit Custom", "Honda Odyssey", "Mercedes V-Class", "SAIC Maxus G10"]
 
 
+#: What rules a member out as a driver ("Lan Sun (24) may not drive", "too young to drive", 不能开).
+NOT_A_DRIVER = text.REJECTED | text.Phrases(
+    [
+        "too young",
+        "not old enough",
+        "under 25",
+        "may not drive",
+        "can't drive",
+        "cannot drive",
+        "can not drive",
+        "not allowed to drive",
+        "不能开",
+        "不能驾驶",
+        "不能当司机",
+        "不可以开",
+        "年龄不够",
+        "不满25",
+        "不满 25",
+    ]
+)
+
+
+def named_to_drive(reply: str, members: list[str]) -> bool:
+    """The reply names one of ``members`` other than to rule them out as a driver."""
+    found = text.proposed(reply, members, mentions=text.mentions_name, rejected=NOT_A_DRIVER, fallback=False)
+    return bool(found)
+
+
 class SkiWeekend(Family):
     """See the module docstring."""
 
@@ -536,7 +564,7 @@ class SkiWeekend(Family):
             return (
                 r is not None
                 and all(text.mentions_name(reply, n) for n in ski.drivers_of(r))
-                and not any(text.mentions_name(reply, p) for p in young)
+                and not named_to_drive(reply, young)
             )
 
         @b.checks.stage(g, weight=2, tags=("communication", "bookkeeping"), id=f"s{g:02d}_share_in_reply")
@@ -603,7 +631,7 @@ class SkiWeekend(Family):
             return (
                 named(ctx, reply, pp) is not None
                 and any(text.mentions_name(reply, p) for p in s.drivers())
-                and not any(text.mentions_name(reply, p) for p in young)
+                and not named_to_drive(reply, young)
             )
 
         @b.checks.stage(g, weight=2, tags=("calendar",), id=f"s{g:02d}_nothing_else_in_calendar")
