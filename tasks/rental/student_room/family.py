@@ -1073,7 +1073,9 @@ class PaperGrader(Grader):
         """A list is kept and the reply gives the lowest rent of the rooms that fit."""
         low = studentlet.rooms_by_rent(ctx, self.s)[:1]
         reply = self.said(ctx, "kickoff")
-        return bool(rental.shortlist(ctx)) and any(text.mentions_amount(reply, int(r["price_minor"]) / 100) for r in low)
+        return bool(rental.shortlist(ctx)) and any(
+            text.mentions_amount(reply, int(r["price_minor"]) / 100) for r in low
+        )
 
     def reviews_and_maps_used(self, ctx: Any) -> bool:
         """A list is kept, and the reviews and maps were both read while building it."""
@@ -1127,9 +1129,7 @@ class PaperGrader(Grader):
 
     def not_paid_again(self, ctx: Any) -> bool:
         """One payment so far: the contract mail brings no second one, and no review yet."""
-        return (
-            self.settled(ctx) and len(rental.payments(ctx, self.s)) == 1 and not rental.user_reviews(ctx, self.s)
-        )
+        return self.settled(ctx) and len(rental.payments(ctx, self.s)) == 1 and not rental.user_reviews(ctx, self.s)
 
     def summary(self, ctx: Any) -> bool:
         """The last reply gives what was paid and the monthly rent of the reserved room."""

@@ -178,7 +178,9 @@ def seed(b: Any, s: FlatStory, rng: np.random.Generator) -> None:
             f"accommodation@{rules.office_slug(s)}.example",
             s.say(f"{uni} accommodation office: renting off campus", f"{uni}住宿办公室：校外租房指南"),
             k - timedelta(days=19, hours=2),
-            s.say("Before you reserve a room off campus, a few things to know. ", "在校外预订房间之前，请了解以下几点。")
+            s.say(
+                "Before you reserve a room off campus, a few things to know. ", "在校外预订房间之前，请了解以下几点。"
+            )
             + advice
             + s.say(" Keep your contract and receipts.", "请保留好租约和收据。"),
         ),
@@ -222,7 +224,9 @@ def seed(b: Any, s: FlatStory, rng: np.random.Generator) -> None:
     for week in range(-1, 2):  # weekly, over the visit's hour; nobody mentions it
         start = at + timedelta(weeks=week)
         rows.append(
-            cal_seed.event_row(f"evt_weekly{week + 1}", weekly, start, start + timedelta(hours=2), location="Sports centre")
+            cal_seed.event_row(
+                f"evt_weekly{week + 1}", weekly, start, start + timedelta(hours=2), location="Sports centre"
+            )
         )
         s.extras["seeded_events"].append(rows[-1]["event_id"])
     b.seed("calendar", cal_seed.events(*rows))
