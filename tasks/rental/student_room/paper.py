@@ -225,7 +225,7 @@ def seed(b: Any, s: FlatStory, rng: np.random.Generator) -> None:
         start = at + timedelta(weeks=week)
         rows.append(
             cal_seed.event_row(
-                f"evt_weekly{week + 1}", weekly, start, start + timedelta(hours=2), location="Sports centre"
+                f"evt_weekly{week + 1}", weekly, start, start + timedelta(hours=2), location=rules.WHERE[weekly]
             )
         )
         s.extras["seeded_events"].append(rows[-1]["event_id"])

@@ -94,6 +94,14 @@ REVIEW_AFTER = {
 }
 #: The weekly appointments the calendar may hold at the office visit's hour (the latent fact).
 WEEKLY = ("Swimming lesson", "Badminton club", "Language exchange", "Pottery class", "Choir rehearsal")
+#: Where each weekly appointment takes place.
+WHERE = {
+    "Swimming lesson": "City swimming pool",
+    "Badminton club": "Sports centre",
+    "Language exchange": "Riverside café",
+    "Pottery class": "Pottery studio",
+    "Choir rehearsal": "Concert hall",
+}
 LATENT = "latent:one_place_at_a_time"
 
 
