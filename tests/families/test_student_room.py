@@ -13,7 +13,7 @@ from typing import Any
 
 from tests.families.harness import FamilyHarness, failed_checks
 
-F = FamilyHarness("VibeLife-rental-student-room-v0")
+F = FamilyHarness("VibeLife-rental-student-room-v0", level="guided")
 
 
 def test_instances_vary_and_a_third_speak_chinese() -> None:
