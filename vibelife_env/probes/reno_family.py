@@ -1221,7 +1221,11 @@ class RenovationFamily(Family):
         def k_total(ctx: Any) -> bool:
             """The reply gives the plan's total (the proposed quote plus the cart)."""
             c = proposed(ctx)
-            return c is not None and text.mentions_amount(ctx.reply(k), (c.quote * 100 + cart_total(ctx)) / 100)
+            # with the delivery fee or without it: the cart does not show the fee, the order does
+            return c is not None and any(
+                text.mentions_amount(ctx.reply(k), (c.quote * 100 + cart_total(ctx) - fee) / 100)
+                for fee in (0, R.SHIPPING)
+            )
 
         def accepted(ctx: Any) -> R.Contractor | None:
             c = R.chosen(ctx, s)

@@ -33,6 +33,7 @@ from typing import Any
 import numpy as np
 
 from vibelife_env.checks import state, text
+from vibelife_env.checks.verdict import because
 from vibelife_env.clock import get_zone
 from vibelife_env.families import Family, InstanceKey, InstanceProfile, TaskBuilder
 from vibelife_env.probes import relocation as R
@@ -865,9 +866,13 @@ Old landlord: {s.landlord_email}.
                     """The review brought the tracker up to date: a note written in the stage names the
                     booked hotel and the current delivery date."""
                     wrote = R.written_in_stage(ctx, idx)
-                    return booked_name(ctx).lower() in wrote.lower() and text.mentions_date(
-                        wrote, R.current_eta(ctx, s)
-                    )
+                    if not wrote:
+                        return because(False, "no note was written in the stage")
+                    # what was written in the stage, or the notes as they stand after it was written
+                    # (an update that only restamps a tracker still naming the hotel keeps it current)
+                    name, eta = booked_name(ctx).lower(), R.current_eta(ctx, s)
+                    current = lambda t: name in t.lower() and text.mentions_date(t, eta)  # noqa: E731
+                    return current(wrote) or R.noted(ctx, s, current)
 
             if key.startswith("question_"):
                 self._answer_check(b, s, key[len("question_") :], idx)
@@ -988,7 +993,7 @@ Old landlord: {s.landlord_email}.
                 "notification_hub",
                 "SELECT source, target, condition_json FROM subscriptions WHERE status = 'active' AND subscription_id != 'sub_parcels'",
             )
-            return any(
+            hub = any(
                 x["source"] == "listing_platform"
                 and (
                     s.city_zh in f"{x['target']} {x['condition_json']}"
@@ -996,6 +1001,12 @@ Old landlord: {s.landlord_email}.
                 )
                 for x in subs
             )
+            # or the listing platform's own saved search ("so the user hears about new matches")
+            saved = ctx.has("listing_platform") and any(
+                s.city_zh in str(x["query_json"]) or s.city in str(x["query_json"])
+                for x in ctx.sql("listing_platform", "SELECT query_json FROM search_subscriptions")
+            )
+            return hub or saved
 
 
 # ================================================================== steps

@@ -240,7 +240,8 @@ def rework(b: Any, s: R.RenoStory, stage_of: dict[str, int]) -> None:
         p = plan(ctx)
         if not p:
             return p
-        amounts = [(c.quote * 100 + cart_total(ctx)) / 100 for c in named(ctx)]
+        # with the delivery fee or without it: the cart does not show the fee, the order does
+        amounts = [(c.quote * 100 + cart_total(ctx) - fee) / 100 for c in named(ctx) for fee in (0, R.SHIPPING)]
         told = any(text.mentions_amount(ctx.reply(k), a) for a in amounts)
         return because(told, f"the reply gives a plan total ({', '.join(f'{a:,.2f}' for a in amounts)} CNY)")
 

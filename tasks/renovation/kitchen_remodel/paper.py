@@ -158,6 +158,21 @@ def seed(b: Any, s: R.RenoStory, rng: np.random.Generator) -> None:
             ),
         ),
     )
+    bl = texts.building(s)  # the building's mail also says where its notices are posted (the account's ID)
+    b.seed(
+        "email",
+        update(
+            "email",
+            "messages",
+            {"message_id": rules.BUILDING_MAIL},
+            body_text=s.say(
+                f"Reminder: {bl['quiet_hours']} {bl['lift_notices']} Residents with works under way: our notices are "
+                "posted on our official account in the notifications app, ID oa_building; please follow it.",
+                f"提醒：{bl['quiet_hours']}{bl['lift_notices']}正在装修的业主请关注我们在通知应用上的官方账号（ID：oa_building），"
+                "通知都发在那里。",
+            ),
+        ),
+    )
     rv = texts.review(s)
     own = [
         (
