@@ -273,7 +273,8 @@ def workspace(b: Any, s: FlatStory) -> None:
         f"{s.extras['city_en']} (the listing site lists the city as {s.city}). My customer number on the listing "
         f"site, the review site, the shop and at my bank is {s.user_key}; we pay from our business account. "
         f"Agencies I have dealt with: {agencies} (their payees are saved at my bank). The shop has the new "
-        "office's address.\n\n## What we're looking for\n\n" + render(registered, "USER.md")
+        "office's address, and my home is saved on maps as Home.\n\n## What we're looking for\n\n"
+        + render(registered, "USER.md")
     )
     b.file("USER.md", user)
     b.file("AGENTS.md", "# How to help me\n\n" + render(registered, "AGENTS.md"))
