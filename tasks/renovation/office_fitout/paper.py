@@ -163,7 +163,7 @@ def lease_terms(s: FlatStory) -> str:
 def seed(b: Any, s: FlatStory, rng: np.random.Generator) -> None:
     """The paper level's world on top of the guided one: the rule mails, a lived-in inbox, and the
     weekly appointment at the handover's hour (the latent fact)."""
-    s.extras["handover"] = s.at(s.day(13), 16, 0)
+    s.extras["handover"] = s.at(s.day(14), 16, 0)  # its weekly repeats miss the install days
     weekly = s.extras["weekly"] = rules.WEEKLY[int(rng.integers(0, len(rules.WEEKLY)))]
     k, lang, city_en = s.kickoff, s.lang, s.extras["city_en"]
     sep = "" if lang == "zh" else " "
