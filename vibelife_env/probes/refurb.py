@@ -37,6 +37,7 @@ from vibelife_env.probes.agent import oracle_family
 from vibelife_env.probes.base import Slot, add_stages, shared_slots, stage_groups, stage_index
 from vibelife_env.probes.bills import money
 from vibelife_env.services import read, sql
+from vibelife_env.services.calendar import read as cal_read
 from vibelife_env.services.delivery_logistics import read as parcel_read
 from vibelife_env.services.review_platform import read as review_read
 
@@ -177,6 +178,16 @@ def cart_price(ctx: Any, story: P.PurchaseStory) -> int | None:
     if len(lines) != 1 or int(lines[0]["qty"]) != 1 or P.orders(ctx, story):
         return None
     if lines[0]["product_id"] not in P.valid_ids(ctx, story, recalls=False):
+        return None
+    return int(lines[0]["unit_price_minor"]) + P.SHIPPING
+
+
+def carted_price(ctx: Any, story: P.PurchaseStory) -> int | None:
+    """The one cart line's current price with delivery (fen), whichever listing it is (one unit,
+    nothing ordered yet): what the checks of the plan's later work gate on at the paper level, where
+    which listing is right is :func:`cart_price`'s own rule, not theirs."""
+    lines = P.cart_lines(ctx, story)
+    if len(lines) != 1 or int(lines[0]["qty"]) != 1 or P.orders(ctx, story):
         return None
     return int(lines[0]["unit_price_minor"]) + P.SHIPPING
 
@@ -338,9 +349,12 @@ def visit(ctx: Any, story: P.PurchaseStory) -> datetime | None:
     when = when.astimezone(story.tz)
     if when.date() <= story.extras["eta"] or not 9 <= when.hour <= 16:
         return None
+    seeded = {r["event_id"] for r in cal_read.events(read.initial(ctx))} if getattr(ctx, "has_initial", False) else None
     for e in state.events(ctx, story.tz):
         if A.own_event(e.summary + " " + e.description) or "setup" in e.summary.lower():
             continue
+        if seeded is not None and e.id not in seeded and abs((e.start - when).total_seconds()) <= 1800:
+            continue  # the visit's own entry, whatever its title (the agent put it in the calendar)
         if e.start < when + timedelta(hours=1) and e.end > when:
             return None
     return when

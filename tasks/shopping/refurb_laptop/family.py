@@ -505,9 +505,13 @@ class RefurbLaptop(Family):
             o = purchase(ctx)
             return o is not None and text.mentions_amount(ctx.reply(n), int(o["total_minor"]) / 100)
 
+        # at paper the answers about the cart and the quiet turns judge the listing in the cart,
+        # whichever it is (which listing is right is valid_listing_in_cart's and the rise's own rule)
+        priced = R.carted_price if on_paper else R.cart_price
+
         def price_told(ctx: Any, n: int) -> bool:
             """The reply gives the cart listing's current price with delivery."""
-            price = R.cart_price(ctx, s)
+            price = priced(ctx, s)
             return price is not None and text.mentions_amount(ctx.reply(n), price / 100)
 
         slot_day = lambda ctx: (P.shipment_slot(ctx, s) or (None,))[0]  # noqa: E731
@@ -519,7 +523,7 @@ class RefurbLaptop(Family):
              price_told),
             # the review platform's rating of the cart listing's seller
             ("seller", "seller_rating_told", 3, ("communication", "constraint"),
-             lambda c, n: R.cart_price(c, s) is not None and R.mentions_rating(c.reply(n), R.seller_rating(c, s))),
+             lambda c, n: priced(c, s) is not None and R.mentions_rating(c.reply(n), R.seller_rating(c, s))),
             # after the rise the cart holds one listing valid at today's prices, nothing ordered
             ("price_rise", "cart_valid_after_rise", 5, ("living_world", "constraint"),
              lambda c, n: R.cart_price(c, s) is not None),
@@ -532,8 +536,10 @@ class RefurbLaptop(Family):
             # the order in ledger.md as a committed row at its total
             ("go", "order_in_ledger", 2, ("persistence", "bookkeeping"), lambda c, n: ledgered(c)),
             # the shipped reply quotes the tracking number; the delivery is in the calendar on its date
+            # (or an earlier reply since the go-ahead: the order's reply may already give it)
             ("shipped", "tracking_told", 1, ("communication",),
-             lambda c, n: bought(c) and A.quotes(c.reply(n), A.tracking(c, s))),
+             lambda c, n: bought(c) and any(A.quotes(c.reply(i), A.tracking(c, s))
+                                            for i in range(stage_of["go"] if on_paper else n, n + 1))),
             ("shipped", "delivery_in_calendar", 2, ("persistence", "calendar"),
              lambda c, n: bought(c) and A.delivery_marked(c, s)),
             # after the delay the delivery entry sits on the new date, none left on the old one
@@ -573,7 +579,7 @@ class RefurbLaptop(Family):
         @b.checks.prerequisite(IN_MOTION)
         def in_motion(ctx: Any) -> bool:
             """The plan is in motion: the laptop is bought, or one is in the cart."""
-            return bought(ctx) or R.cart_price(ctx, s) is not None
+            return bought(ctx) or priced(ctx, s) is not None
 
         # nothing is due: no mail sent and a short reply, over a plan in motion (cart or purchase)
         quiet_keys = ("obs_", "weekly", "statement", "return_", "replacement", "out_for", "tracking_page")
