@@ -290,7 +290,7 @@ def lookups(agent: Any, event_text: str) -> Any:
     before shortlisting anything, and find the office on maps."""
     s = agent.story
     yield from read(agent, rules.PLATFORM_DOMAIN, rules.TERMS_MAIL)
-    yield from read(agent, "relocation", rules.POLICY_MAIL)
+    yield from read(agent, "hr@employer.example", rules.POLICY_MAIL)
     yield agent.call("maps__search_places", query=s.extras["office_name"])
     return []
 
