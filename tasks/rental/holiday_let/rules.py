@@ -111,9 +111,10 @@ def policy(story: LetStory) -> dict[str, str]:
         ),
         "claim": s.say(
             f"The relocation allowance reimburses the flight fare and the stay (the rent plus the cleaning and service "
-            f"fees; not the refundable deposit), up to {allow:,.0f} CNY, against receipts: mail HR the claim with its "
-            "total.",
-            f"搬迁补贴凭票据报销机票和住宿费（房租加保洁费、服务费；不含可退的押金），上限{allow:,.0f}元：请给人事部发邮件报销，写明总额。",
+            f"fees; not the refundable deposit), up to {allow:,.0f} CNY, against receipts: mail HR the claim with the "
+            "receipts' full total, and HR pays it up to that cap.",
+            f"搬迁补贴凭票据报销机票和住宿费（房租加保洁费、服务费；不含可退的押金），上限{allow:,.0f}元：请给人事部发邮件报销，"
+            "写明票据的全部总额，人事部在上限内支付。",
         ),
     }
 
