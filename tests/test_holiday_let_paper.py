@@ -228,3 +228,35 @@ def test_a_wrong_pick_costs_its_own_check_not_the_work_after_it():
     assert "viewed_let_chosen" in paper
     assert paper <= {"viewed_let_chosen", "final_shortlist_current"}, paper
     assert {"choice_told", "total_proposed_unpaid"} <= guided  # the guided level gates on the pick
+
+
+def test_a_flight_that_lands_late_costs_the_flight_checks_not_the_ledger_or_the_calendar():
+    where = {"split": "test", "instance": 1}
+
+    def late(fns: list[Any]) -> list[Any]:
+        def book_the_cheapest(agent: Any, text: str):  # the cheapest fare lands after 20:00
+            agent.memory["careless_flight"] = True
+            out = yield from fns[0](agent, text)
+            agent.memory["careless_flight"] = False
+            return out
+
+        return [book_the_cheapest]
+
+    def run(level: str) -> set[str]:
+        env = gym.make(ENV, level=level, **where)
+        try:
+            oracle = base_env(env).task.oracle[0]
+            steps = {**oracle.steps, "flight": late(oracle.steps["flight"])}
+
+            def careless(self: Any) -> bool:
+                return bool(self.memory.get("careless_flight")) or oracle.careless(self)
+
+            policy = type("Late", (oracle,), {"steps": steps, "careless": careless})()
+            return {label(c) for c in failed_checks(run_episode(env, policy, seed=0, record=False))}
+        finally:
+            env.close()
+
+    paper, guided = run("paper"), run("guided")
+    assert {"flight_booked", "final_one_valid_flight"} <= paper
+    assert paper <= {"flight_booked", "final_one_valid_flight"}, paper
+    assert {"flight_in_calendar", "receipts_in_ledger"} <= guided  # the guided level gates on the flight's rules

@@ -35,6 +35,7 @@ from typing import Any
 import numpy as np
 
 from vibelife_env.checks import state, text
+from vibelife_env.checks.verdict import because
 from vibelife_env.clock import get_zone
 from vibelife_env.families import Family, InstanceKey, InstanceProfile, TaskBuilder
 from vibelife_env.probes import midterm, rental
@@ -646,17 +647,21 @@ class HolidayLet(Family):
         def picked(ctx: Any) -> bool:
             """Paper gate after the pick: a viewing booked of a shortlisted let and a let's host contacted
             (whether the pick was right is its own check's business)."""
-            return run(ctx) and midterm.chosen_let(ctx, s) is not None
+            if not run(ctx):
+                return because(False, "no viewing is booked of a let on the shortlist")
+            if midterm.chosen_let(ctx, s) is None:
+                return because(False, "no let's host was contacted on the app")
+            return True
 
         def host_paid(ctx: Any) -> bool:
             """Paper gate after the payment: money went to the host company of the contacted let."""
+            if not (ok := picked(ctx)):
+                return ok
             c = midterm.chosen_let(ctx, s)
             host = s.agencies.get(c["agent_id"] or "") if c else None
-            return (
-                picked(ctx)
-                and host is not None
-                and any(p["counterparty"] == host[0] for p in midterm.let_payments(ctx, s))
-            )
+            if host is None or not any(p["counterparty"] == host[0] for p in midterm.let_payments(ctx, s)):
+                return because(False, "nothing was paid to the host company of the contacted let")
+            return True
 
         @b.checks.stage(k, weight=6, tags=("planning", "rules"), id=f"s{k:02d}_shortlist_exact")
         def exact(ctx: Any) -> bool:
@@ -667,7 +672,8 @@ class HolidayLet(Family):
         def cheapest(ctx: Any) -> bool:
             """The reply gives the cheapest valid stay's total (rent plus fees)."""
             rows = midterm.valid_lets(ctx, s)
-            return exact(ctx) and bool(rows) and text.mentions_amount(ctx.reply(k), midterm.stay_cost(rows[0]) / 100)
+            listed = bool(rental.shortlist(ctx)) if on_paper else exact(ctx)  # at paper: a shortlist kept
+            return listed and bool(rows) and text.mentions_amount(ctx.reply(k), midterm.stay_cost(rows[0]) / 100)
 
         for lid in s.extras["near_misses"]:
 
@@ -698,13 +704,15 @@ class HolidayLet(Family):
         @b.checks.stage(v, weight=3, tags=("calendar", "persistence"), id=f"s{v:02d}_viewings_in_calendar")
         def in_cal(ctx: Any) -> bool:
             """Each viewing is in the calendar at its time, no stray entry on an offered slot."""
+            if on_paper:  # viewings booked of shortlisted lets, the right ones or not (that is their own check)
+                return rental.calendar_matches(ctx, s) and run(ctx)
             return rental.calendar_matches(ctx, s) and booked(ctx)
 
         @b.checks.stage(v, weight=1, tags=("communication",), id=f"s{v:02d}_viewings_told")
         def viewings_told(ctx: Any) -> bool:
             """The reply gives each viewing's evening."""
             said = ctx.reply(v)
-            return booked(ctx) and all(
+            return (run(ctx) if on_paper else booked(ctx)) and all(
                 text.mentions_date(said, when.date())
                 for x in rental.viewings(ctx, s)
                 if (when := state.when(x["scheduled_at"], s.tz))
@@ -712,9 +720,8 @@ class HolidayLet(Family):
 
         f = stage_of["flight"]
 
-        def flight(ctx: Any) -> tuple[str, float, datetime, datetime] | None:
-            """The one live booking, if it lands by 20:00 on the eve and keeps the fare cap (a connection
-            counts from its first flight's departure to its last flight's arrival)."""
+        def booked_flight(ctx: Any) -> tuple[str, float, datetime, datetime] | None:
+            """The one live booking, whatever its times and fare: (first flight, fare, departure, arrival)."""
             held = [c for c in state.charges(ctx, since=s.kickoff) if c.kind == "flight" and c.live]
             if len(held) != 1:
                 return None
@@ -729,14 +736,24 @@ class HolidayLet(Family):
                 return state.when(rows[0][column], s.tz) if rows else None
 
             dep, arr = scheduled(first.flight_no, "depart_dt"), scheduled(last.flight_no, "arrive_dt")
+            if arr is None or dep is None:
+                return None
+            return (first.flight_no, held[0].amount, dep, arr)
+
+        def flight(ctx: Any) -> tuple[str, float, datetime, datetime] | None:
+            """The one live booking, if it lands by 20:00 on the eve and keeps the fare cap (a connection
+            counts from its first flight's departure to its last flight's arrival)."""
+            fl = booked_flight(ctx)
             ok = (
-                arr is not None
-                and dep is not None
-                and arr.date() == s.extras["eve"]
-                and arr.time() <= time(20, 0)
-                and held[0].amount <= s.extras["fare_cap"]
+                fl is not None
+                and fl[3].date() == s.extras["eve"]
+                and fl[3].time() <= time(20, 0)
+                and fl[1] <= s.extras["fare_cap"]
             )
-            return (first.flight_no, held[0].amount, dep, arr) if ok else None  # type: ignore[return-value]
+            return fl if ok else None
+
+        #: what the checks after the flight's own gate on: at paper a flight held, right or not
+        held_flight = booked_flight if on_paper else flight
 
         @b.checks.stage(f, weight=6, tags=("planning", "rules"), id=f"s{f:02d}_flight_booked")
         def flown(ctx: Any) -> bool:
@@ -746,13 +763,13 @@ class HolidayLet(Family):
         @b.checks.stage(f, weight=2, tags=("calendar",), id=f"s{f:02d}_flight_in_calendar")
         def flight_cal(ctx: Any) -> bool:
             """The flight is in the calendar at its departure."""
-            fl = flight(ctx)
+            fl = held_flight(ctx)
             return run(ctx) and fl is not None and midterm.has_event_at(ctx, s, fl[2])
 
         @b.checks.stage(f, weight=2, tags=("communication",), id=f"s{f:02d}_flight_told")
         def flight_told(ctx: Any) -> bool:
             """The reply gives the fare and the landing time."""
-            fl = flight(ctx)
+            fl = held_flight(ctx)
             r = ctx.reply(f)
             return run(ctx) and fl is not None and text.mentions_amount(r, fl[1]) and midterm.says_time(r, fl[3])
 
@@ -857,7 +874,7 @@ class HolidayLet(Family):
         @b.checks.stage(a, weight=4, tags=("persistence",), id=f"s{a:02d}_receipts_in_ledger")
         def receipts(ctx: Any) -> bool:
             """A note records both receipts: the flight fare and the stay cost."""
-            fl = flight(ctx)
+            fl = held_flight(ctx)
             c = midterm.chosen_let(ctx, s)
             return (
                 after_pay(ctx) and fl is not None and c is not None and ledger(ctx, fl[1], midterm.stay_cost(c) / 100)
@@ -930,7 +947,7 @@ class HolidayLet(Family):
         @b.checks.final(weight=6, tags=("communication",), id="final_net_cost")
         def summary(ctx: Any) -> bool:
             """The last reply gives the net cost: fare plus everything paid, less allowance and deposit back."""
-            fl = flight(ctx)
+            fl = held_flight(ctx)
             if fl is None or not (host_paid(ctx) if on_paper else paid_once(ctx)):
                 return False
             back = sum(
@@ -985,7 +1002,7 @@ class HolidayLet(Family):
         @b.checks.final(weight=4, tags=("calendar", "persistence"), id="final_calendar_current")
         def cal_final(ctx: Any) -> bool:
             """At the end the flight and the (current) handover time are in the calendar; viewings match."""
-            fl = flight(ctx)
+            fl = held_flight(ctx)
             return (
                 after_pay(ctx)
                 and fl is not None
