@@ -13,7 +13,7 @@ from typing import Any
 from tests.families.harness import FamilyHarness, failed_checks, silent
 from vibelife_env.probes import midterm
 
-F = FamilyHarness("VibeLife-rental-holiday-let-v0")
+F = FamilyHarness("VibeLife-rental-holiday-let-v0", level="guided")
 
 
 def test_instances_vary_heldout_and_a_third_speak_chinese() -> None:
@@ -44,7 +44,7 @@ def test_budget_binds_and_near_misses_break_the_rules() -> None:
 
 def test_oracle_full_marks_with_a_listing_change() -> None:
     seed = F.seed("dates_shifted")
-    res = F.run(seed, F.family().instance("train", seed).oracle[0])
+    res = F.run(seed, F.family().instance("train", seed, "guided").oracle[0])
     assert res.score == 100.0, failed_checks(res)
 
 
