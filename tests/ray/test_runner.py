@@ -20,17 +20,26 @@ DEMO = "VibeLife-demo-errands-v0"
 
 
 class SlowOnSeedZero:
-    """Silent agent that takes a second over the first turn of the seed-0 episode."""
+    """Silent agent whose seed-0 episode waits, on its first turn, until the seed-2 episode has
+    begun: with two workers that each play one episode at a time, seed 1 has finished by then.
+    (It waits for an event, not for a time, so a loaded machine cannot reorder the episodes.)"""
 
     name = "slow"
 
+    def __init__(self, marker: str) -> None:
+        self.marker = marker
+
     def reset(self, info):
         self.slow = info["job"]["seed"] == 0
+        if info["job"]["seed"] == 2:
+            Path(self.marker).write_text("seed 2 began")
 
     def act(self, obs, info):
         if self.slow:
             self.slow = False
-            time.sleep(1.0)
+            deadline = time.monotonic() + 120
+            while not os.path.exists(self.marker) and time.monotonic() < deadline:
+                time.sleep(0.05)
         return ""
 
 
@@ -55,11 +64,12 @@ def raising_policy(obs):
     raise ValueError("policy bug")
 
 
-def test_results_come_in_completion_order():
+def test_results_come_in_completion_order(tmp_path):
     jobs = [EpisodeJob(DEMO, seed=s) for s in range(4)]
-    with EpisodeRunner(SlowOnSeedZero(), num_workers=2, max_in_flight=1) as runner:
+    with EpisodeRunner(SlowOnSeedZero(str(tmp_path / "seed2")), num_workers=2, max_in_flight=1) as runner:
         order = [r.index for r in runner.run(jobs)]
-    assert sorted(order) == [0, 1, 2, 3] and order[0] != 0 and order[-1] == 0
+    # seed 0 was submitted first but finished after seed 1 (it waited for seed 2 to begin)
+    assert sorted(order) == [0, 1, 2, 3] and order[0] != 0 and order.index(1) < order.index(0)
 
 
 def test_dead_worker_is_replaced_and_episode_retried_once(tmp_path):
