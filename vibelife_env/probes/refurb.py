@@ -171,25 +171,29 @@ def recheck_cart(agent: Any, event_text: str):
     return [f"{note}In the cart now: {code}, {money(price)} CNY with delivery (budget {s.budget:,} CNY)."]
 
 
-def cart_price(ctx: Any, story: P.PurchaseStory) -> int | None:
-    """The one cart line's current price with delivery (fen), if it is a valid listing now (a recall that lands
-    later is the recall's to judge)."""
+def _cart_line(ctx: Any, story: P.PurchaseStory) -> dict[str, Any] | None:
+    """The cart's one line of one unit, with nothing ordered yet (else ``None``)."""
     lines = P.cart_lines(ctx, story)
     if len(lines) != 1 or int(lines[0]["qty"]) != 1 or P.orders(ctx, story):
         return None
-    if lines[0]["product_id"] not in P.valid_ids(ctx, story, recalls=False):
+    return lines[0]
+
+
+def cart_price(ctx: Any, story: P.PurchaseStory) -> int | None:
+    """The one cart line's current price with delivery (fen), if it is a valid listing now (a recall that lands
+    later is the recall's to judge)."""
+    line = _cart_line(ctx, story)
+    if line is None or line["product_id"] not in P.valid_ids(ctx, story, recalls=False):
         return None
-    return int(lines[0]["unit_price_minor"]) + P.SHIPPING
+    return int(line["unit_price_minor"]) + P.SHIPPING
 
 
 def carted_price(ctx: Any, story: P.PurchaseStory) -> int | None:
     """The one cart line's current price with delivery (fen), whichever listing it is (one unit,
     nothing ordered yet): what the checks of the plan's later work gate on at the paper level, where
     which listing is right is :func:`cart_price`'s own rule, not theirs."""
-    lines = P.cart_lines(ctx, story)
-    if len(lines) != 1 or int(lines[0]["qty"]) != 1 or P.orders(ctx, story):
-        return None
-    return int(lines[0]["unit_price_minor"]) + P.SHIPPING
+    line = _cart_line(ctx, story)
+    return None if line is None else int(line["unit_price_minor"]) + P.SHIPPING
 
 
 # ================================================================ the seller's rating

@@ -1176,14 +1176,11 @@ class RenovationFamily(Family):
             low = reply.lower()
             return [c for nm, c in by_name.items() if nm.lower() in low]
 
-        def cart_total(ctx: Any) -> int:
-            return sum(int(x["unit_price_minor"]) * int(x["qty"]) for x in R.cart(ctx, s)) + R.SHIPPING
-
         def proposed(ctx: Any) -> R.Contractor | None:
             """A valid contractor the kickoff reply names whose quote with the cart stays within the cap."""
             valid = R.valid_contractors(ctx, s)
             for c in named(ctx.reply(k)):
-                if c.key in valid and c.quote * 100 + cart_total(ctx) <= s.cap * 100:
+                if c.key in valid and c.quote * 100 + R.cart_total(ctx, s) <= s.cap * 100:
                     return c
             return None
 
@@ -1221,10 +1218,8 @@ class RenovationFamily(Family):
         def k_total(ctx: Any) -> bool:
             """The reply gives the plan's total (the proposed quote plus the cart)."""
             c = proposed(ctx)
-            # with the delivery fee or without it: the cart does not show the fee, the order does
             return c is not None and any(
-                text.mentions_amount(ctx.reply(k), (c.quote * 100 + cart_total(ctx) - fee) / 100)
-                for fee in (0, R.SHIPPING)
+                text.mentions_amount(ctx.reply(k), total) for total in R.plan_totals(c.quote, R.cart_total(ctx, s))
             )
 
         def accepted(ctx: Any) -> R.Contractor | None:

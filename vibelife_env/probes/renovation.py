@@ -293,6 +293,17 @@ def cart(ctx: Any, s: RenoStory) -> list[dict[str, Any]]:
     return shop_read.cart(ctx, s.user_key)
 
 
+def cart_total(ctx: Any, s: RenoStory) -> int:
+    """The cart's lines at their prices plus the delivery fee (fen): what ordering it would cost."""
+    return sum(int(x["unit_price_minor"]) * int(x["qty"]) for x in cart(ctx, s)) + SHIPPING
+
+
+def plan_totals(quote_cny: int, cart_minor: int) -> tuple[float, float]:
+    """A plan's total in CNY (a contractor's quote plus the cart), with the delivery fee and without
+    it: the cart does not show the fee, only the order charges it, so a total told either way is right."""
+    return (quote_cny * 100 + cart_minor) / 100, (quote_cny * 100 + cart_minor - SHIPPING) / 100
+
+
 def live_orders(ctx: Any, s: RenoStory) -> list[dict[str, Any]]:
     """Orders that still stand."""
     return [

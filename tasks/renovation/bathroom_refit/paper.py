@@ -206,9 +206,6 @@ def rework(b: Any, s: R.RenoStory, stage_of: dict[str, int]) -> None:
         low = ctx.reply(k).lower()
         return [c for c in s.contractors if c.name.lower() in low]
 
-    def cart_total(ctx: Any) -> int:
-        return sum(int(x["unit_price_minor"]) * int(x["qty"]) for x in R.cart(ctx, s)) + R.SHIPPING
-
     def plan(ctx: Any) -> Any:
         if not R.cart(ctx, s):
             return because(False, "the cart is empty at the kick-off")
@@ -240,8 +237,7 @@ def rework(b: Any, s: R.RenoStory, stage_of: dict[str, int]) -> None:
         p = plan(ctx)
         if not p:
             return p
-        # with the delivery fee or without it: the cart does not show the fee, the order does
-        amounts = [(c.quote * 100 + cart_total(ctx) - fee) / 100 for c in named(ctx) for fee in (0, R.SHIPPING)]
+        amounts = [a for c in named(ctx) for a in R.plan_totals(c.quote, R.cart_total(ctx, s))]
         told = any(text.mentions_amount(ctx.reply(k), a) for a in amounts)
         return because(told, f"the reply gives a plan total ({', '.join(f'{a:,.2f}' for a in amounts)} CNY)")
 
